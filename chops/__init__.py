@@ -1,0 +1,1 @@
+"""CHOPS: a customer-service agent over a user database and help guides."""

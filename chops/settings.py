@@ -1,0 +1,117 @@
+"""All settings, read from the environment (prefix ``CHOPS_``) in this one module.
+
+Nested settings use ``__`` as the delimiter, e.g. ``CHOPS_ROLES__EXECUTOR__MODEL=gpt-4-0125-preview``.
+Nothing else in the code reads ``os.environ`` for configuration.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+Role = Literal["classifier", "executor", "verifier", "chooser", "judge"]
+ROLES: tuple[Role, ...] = ("classifier", "executor", "verifier", "chooser", "judge")
+
+# The paper's Table 5 prices, USD per 1M tokens (input, output).
+KNOWN_PRICES: dict[str, tuple[float, float]] = {
+    "gpt-3.5-turbo": (1.5, 2.0),
+    "gpt-4-0125-preview": (10.0, 30.0),
+}
+
+
+class RoleSettings(BaseModel):
+    """How one pipeline role (classifier, executor, ...) reaches its model."""
+
+    provider: Literal["local", "openai", "scripted"] = "local"
+    model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout_s: float = 120.0
+    price_in_per_m: float | None = Field(default=None, description="USD per 1M input tokens; None = known price or 0")
+    price_out_per_m: float | None = Field(default=None, description="USD per 1M output tokens; None = known price or 0")
+
+    def prices(self) -> tuple[float, float]:
+        """(input, output) USD per 1M tokens: explicit setting, else the paper's price, else 0."""
+        known = KNOWN_PRICES.get(self.model, (0.0, 0.0)) if self.provider != "local" else (0.0, 0.0)
+        return (
+            known[0] if self.price_in_per_m is None else self.price_in_per_m,
+            known[1] if self.price_out_per_m is None else self.price_out_per_m,
+        )
+
+
+class Roles(BaseModel):
+    """One ``RoleSettings`` per pipeline role."""
+
+    classifier: RoleSettings = RoleSettings(max_tokens=128)
+    executor: RoleSettings = RoleSettings()
+    verifier: RoleSettings = RoleSettings(max_tokens=192)
+    chooser: RoleSettings = RoleSettings(max_tokens=64)
+    judge: RoleSettings = RoleSettings(max_tokens=192)
+
+    def get(self, role: str) -> RoleSettings:
+        """The settings of ``role``; an unknown role is a ``KeyError``."""
+        if role not in ROLES:
+            raise KeyError(f"unknown role {role!r}; known: {', '.join(ROLES)}")
+        return getattr(self, role)
+
+
+class Settings(BaseSettings):
+    """Every knob of the service, the CLI, the pipeline and the evaluation."""
+
+    model_config = SettingsConfigDict(env_prefix="CHOPS_", env_nested_delimiter="__", extra="ignore")
+
+    # --- storage -------------------------------------------------------------------
+    data_dir: Path = Field(default=Path.home() / ".local" / "share" / "chops",
+                           description="model file, SQLite database, guide indexes")
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default sqlite file in data_dir")
+    cphos_dir: Path = Field(default=REPO_ROOT.parent / "shared" / "cphos", description="the CPHOS-dataset")
+
+    # --- guides and retrieval ------------------------------------------------------
+    guides_dir: Path = REPO_ROOT / "guides"
+    embedder: Literal["use-numpy", "tfhub", "openai"] = "use-numpy"
+    embedder_handle: str | None = Field(default=None, description="tfhub handle/path or openai embedding model")
+    embedder_base_url: str | None = None
+    chunk_short: int = Field(default=300, description="characters per classifier chunk")
+    chunk_long: int = Field(default=1200, description="characters per executor chunk")
+    k_short: int = 3
+    k_long: int = 3
+
+    # --- models --------------------------------------------------------------------
+    local_model_path: Path | None = Field(default=None, description="a GGUF file; default: the installed model")
+    local_threads: int = 2
+    local_context: int = 4096
+    roles: Roles = Roles()
+
+    # --- pipeline ------------------------------------------------------------------
+    architecture: Literal["executor_only", "ce_1level", "cev_1level", "cev_2level"] = "cev_2level"
+    max_iterations: int = Field(default=5, ge=1, le=10)
+    verify_start: float = Field(default=8.0, ge=1, le=10, description="threshold at the first iteration")
+    verify_end: float = Field(default=5.0, ge=1, le=10, description="threshold at the last iteration")
+
+    # --- service -------------------------------------------------------------------
+    demo_mode: bool = False
+    secret_key: str | None = Field(default=None, description="HMAC secret shared with the host site")
+    staff_api_key: str | None = None
+    max_message_chars: int = 2000
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL, defaulting to a SQLite file in the data directory."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'chops.db'}"
+
+    @property
+    def model_path(self) -> Path:
+        """Where the local GGUF model is read from (and installed to by default)."""
+        return self.local_model_path or self.data_dir / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+def get_settings(**overrides) -> Settings:
+    """Settings from the environment, with keyword overrides (e.g. from CLI flags)."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

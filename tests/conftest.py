@@ -1,0 +1,71 @@
+"""Fixtures shared by every test: the dataset, databases, and the network switched off."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+
+MARIADB_ADMIN_URL = os.environ.get("CHOPS_TEST_MARIADB_URL", "mysql+pymysql://root@127.0.0.1:3306")
+
+
+@pytest.fixture(autouse=True)
+def _network_off(monkeypatch):
+    """Refuse any connection that leaves this machine: tests never touch the network."""
+    real_connect = socket.socket.connect
+
+    def guarded(sock, address):
+        host = address[0] if isinstance(address, tuple) else None
+        if host is not None and host != "localhost":
+            try:
+                ip = ipaddress.ip_address(host)
+            except ValueError:
+                raise RuntimeError(f"test tried to reach {host!r}: the network is off in tests") from None
+            if not ip.is_loopback:
+                raise RuntimeError(f"test tried to reach {host}: the network is off in tests")
+        return real_connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture(scope="session")
+def cphos_dir() -> Path:
+    """The CPHOS-dataset; a test that needs it fails loudly when it is missing."""
+    path = Path(os.environ.get("CHOPS_CPHOS_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "cphos"))
+    if not (path / "database" / "cmf_tp_member.json").is_file():
+        pytest.fail(f"CPHOS-dataset not found at {path}; set CHOPS_CPHOS_DIR", pytrace=False)
+    return path
+
+
+@pytest.fixture
+def mariadb_url():
+    """A fresh, empty MariaDB database for one test, dropped afterwards."""
+    import sqlalchemy as sa
+
+    name = f"chops_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(MARIADB_ADMIN_URL)
+    try:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
+    except sa.exc.OperationalError as exc:
+        pytest.fail(f"MariaDB is not reachable at {MARIADB_ADMIN_URL}: {exc}", pytrace=False)
+    yield f"{MARIADB_ADMIN_URL}/{name}?charset=utf8mb4"
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
+    admin.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:
+    """A fresh SQLite database file for one test."""
+    return f"sqlite:///{tmp_path / 'chops.db'}"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("mariadb", marks=pytest.mark.mariadb)])
+def db_url(request) -> str:
+    """The same test on SQLite and on real MariaDB."""
+    return request.getfixturevalue(f"{request.param}_url")
