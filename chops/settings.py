@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -78,6 +78,11 @@ class Settings(BaseSettings):
     embedder: Literal["use-numpy", "tfhub", "openai"] = "use-numpy"
     embedder_handle: str | None = Field(default=None, description="tfhub handle/path or openai embedding model")
     embedder_base_url: str | None = None
+    embedder_api_key: SecretStr | None = Field(default=None, description="key for the openai embedder, if it needs one")
+    embedder_threads: int = Field(default=1, ge=1, description="BLAS threads of the use-numpy embedder")
+    retrieval_mode: Literal["dense", "fused"] = Field(
+        default="dense", description="dense only, or dense + BM25 by reciprocal rank fusion; fused measured "
+        "no better on the CPHOS guides (python -m bench.retrieval), so dense, the cheaper, is the default")
     chunk_short: int = Field(default=300, description="characters per classifier chunk")
     chunk_long: int = Field(default=1200, description="characters per executor chunk")
     k_short: int = 3

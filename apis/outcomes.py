@@ -1,0 +1,107 @@
+"""Outcomes with stable codes, the row-level diff, the result of one call, and the domain errors.
+
+Operations raise a ``DomainError`` subclass inside; ``apis.service.Api`` translates it into an
+``OperationResult`` at the edge (the cosmicpython pattern), so callers never see an exception for a
+domain problem.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Outcome(StrEnum):
+    """The stable outcome codes every caller (pipeline, CLI, eval) switches on."""
+
+    OK = "ok"
+    OK_NOOP = "ok_noop"
+    REFUSED_MISSING_ARGS = "refused_missing_args"
+    REFUSED_INVALID_ARG = "refused_invalid_arg"
+    REFUSED_PRECONDITION = "refused_precondition"
+    REFUSED_PERMISSION = "refused_permission"
+    NOT_IN_SYSTEM = "not_in_system"
+
+    @property
+    def succeeded(self) -> bool:
+        """True for ``ok`` and ``ok_noop``."""
+        return self in (Outcome.OK, Outcome.OK_NOOP)
+
+
+class Change(BaseModel):
+    """One row-level change.
+
+    An update is one ``Change`` per changed field (``field`` set, ``before`` -> ``after``).
+    An insert is ONE ``Change`` with ``field=None``, ``before=None`` and ``after`` = the whole new
+    row as a dict (``key`` holds its primary key).
+    """
+
+    table: str
+    key: dict[str, Any]
+    field: str | None = None
+    before: Any = None
+    after: Any = None
+
+    def effect(self) -> str:
+        """The CPHOS ``expected_effect`` notation: ``t[id=1].f=v`` or ``t+{f=v,...}``."""
+        if self.field is None:
+            inner = ",".join(f"{k}={v}" for k, v in (self.after or {}).items())
+            return f"{self.table}+{{{inner}}}"
+        keys = ",".join(f"{k}={v}" for k, v in self.key.items())
+        return f"{self.table}[{keys}].{self.field}={self.after}"
+
+
+class OperationResult(BaseModel):
+    """What ``Api.call`` returns for every call, successful or not."""
+
+    operation: str
+    outcome: Outcome
+    message: str
+    diff: list[Change] = Field(default_factory=list)
+    data: Any | None = None
+    dry_run: bool = False
+    committed: bool = False
+    idempotency_key: str | None = None
+    replayed: bool = False
+
+
+class DomainError(Exception):
+    """A refusal raised inside an operation; carries its stable outcome code."""
+
+    outcome: Outcome = Outcome.REFUSED_PRECONDITION
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class NotInSystem(DomainError):
+    """The acting nickname is not a member of the system."""
+
+    outcome = Outcome.NOT_IN_SYSTEM
+
+
+class MissingArguments(DomainError):
+    """A required argument is null, empty or absent."""
+
+    outcome = Outcome.REFUSED_MISSING_ARGS
+
+
+class InvalidArgument(DomainError):
+    """An argument has a wrong type, is out of range, or names nothing usable."""
+
+    outcome = Outcome.REFUSED_INVALID_ARG
+
+
+class PreconditionFailed(DomainError):
+    """The user's state forbids the operation (e.g. unfinished marking)."""
+
+    outcome = Outcome.REFUSED_PRECONDITION
+
+
+class PermissionDenied(DomainError):
+    """The user may not run this operation (not an admin, or still pending approval)."""
+
+    outcome = Outcome.REFUSED_PERMISSION

@@ -1,0 +1,207 @@
+"""SQLAlchemy Core tables. They must agree with ``db/schema.sql`` (a MariaDB test compares them).
+
+The nine ``cmf_tp_*`` tables mirror the CPHOS MySQL system (column names as upstream; the member
+column ``limit`` and the exam column ``show`` are reserved words, SQLAlchemy quotes them). The
+``chops_*`` tables belong to this project: audit log, conversations, turns, approvals, policies.
+No foreign keys on ``cmf_tp_*``: the upstream data has orphans (papers of deleted users).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
+
+metadata = sa.MetaData()
+
+# Long JSON blobs (traces) exceed MySQL TEXT's 64 KiB.
+LongText = sa.Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
+
+
+def exact_string(length: int) -> sa.types.TypeEngine:
+    """A VARCHAR compared byte-exactly on MySQL (``utf8mb4_bin``), as SQLite compares: identities
+    (nicknames, idempotency keys) must not match case-insensitively on one backend only."""
+    return sa.String(length).with_variant(mysql.VARCHAR(length, collation="utf8mb4_bin"), "mysql", "mariadb")
+
+
+member = sa.Table(
+    "cmf_tp_member", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("p_id", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("user_name", sa.String(64), nullable=False, server_default=""),
+    sa.Column("school_id", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("subject", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("status", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("type", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("limit", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("create_time", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("nickname", exact_string(64), nullable=False, server_default=""),
+    sa.Index("ix_member_nickname", "nickname"),
+    sa.Index("ix_member_user_name", "user_name"),
+    sa.Index("ix_member_school_id", "school_id"),
+    sa.Index("ix_member_p_id", "p_id"),
+)
+
+admin = sa.Table(
+    "cmf_tp_admin", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer, nullable=False),
+    sa.Index("ix_admin_user_id", "user_id"),
+)
+
+area = sa.Table(
+    "cmf_tp_area", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("area_name", sa.String(64), nullable=False),
+    sa.Index("ix_area_area_name", "area_name"),
+)
+
+school = sa.Table(
+    "cmf_tp_school", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("area", sa.Integer, nullable=False),
+    sa.Column("school_name", sa.String(128), nullable=False),
+    sa.Index("ix_school_area", "area"),
+    sa.Index("ux_school_school_name", "school_name", unique=True),
+)
+
+exam = sa.Table(
+    "cmf_tp_exam", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("title", sa.String(128), nullable=False),
+    sa.Column("status", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("type", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("show", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("create_time", sa.Integer, nullable=False, server_default="0"),
+    sa.Index("ix_exam_status", "status"),
+)
+
+student = sa.Table(
+    "cmf_tp_student", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer, nullable=False),
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("school", sa.Integer, nullable=False),
+    sa.Column("grade", sa.String(16), nullable=False, server_default=""),
+    sa.Column("prize", sa.String(32), nullable=False, server_default=""),
+    sa.Index("ix_student_user_id", "user_id"),
+)
+
+test_paper = sa.Table(
+    "cmf_tp_test_paper", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("p_id", sa.Integer, nullable=False),
+    sa.Column("user_id", sa.Integer, nullable=False),
+    sa.Column("student_id", sa.Integer, nullable=False),
+    sa.Column("score", sa.Double, nullable=True),
+    sa.Column("eight", sa.Double, nullable=True),
+    sa.Column("two", sa.Double, nullable=True),
+    sa.Column("create_time", sa.Integer, nullable=False, server_default="0"),
+    sa.Index("ix_test_paper_p_id", "p_id"),
+    sa.Index("ix_test_paper_user_id", "user_id"),
+)
+
+subject = sa.Table(
+    "cmf_tp_subject", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("p_id", sa.Integer, nullable=False),
+    sa.Column("subject", sa.Integer, nullable=False),
+    sa.Column("image", sa.String(255), nullable=False, server_default=""),
+    sa.Column("grade", sa.Double, nullable=True),
+    sa.Column("status", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("create_time", sa.Integer, nullable=False, server_default="0"),
+    sa.Index("ix_subject_p_id", "p_id"),
+)
+
+correct = sa.Table(
+    "cmf_tp_correct", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer, nullable=False),
+    sa.Column("p_id", sa.Integer, nullable=False),
+    sa.Column("grade", sa.Double, nullable=True),
+    sa.Column("status", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("create_time", sa.Integer, nullable=False, server_default="0"),
+    sa.Index("ix_correct_user_status", "user_id", "status"),
+    sa.Index("ix_correct_p_id", "p_id"),
+)
+
+CPHOS_TABLES = (member, admin, area, school, exam, student, test_paper, subject, correct)
+
+# --- the project's own tables -------------------------------------------------------------
+
+audit_log = sa.Table(
+    "chops_audit_log", metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("request_id", sa.String(64), nullable=True),
+    sa.Column("idempotency_key", exact_string(191), nullable=True),
+    sa.Column("nickname", sa.String(64), nullable=False),
+    sa.Column("user_id", sa.Integer, nullable=True),
+    sa.Column("operation", sa.String(64), nullable=False),
+    sa.Column("args_json", sa.Text, nullable=False),
+    sa.Column("outcome", sa.String(32), nullable=False),
+    sa.Column("message", sa.Text, nullable=False),
+    sa.Column("diff_json", sa.Text, nullable=False),
+    sa.Column("result_json", LongText, nullable=False),
+    sa.Index("ux_audit_idempotency_key", "idempotency_key", unique=True),
+    sa.Index("ix_audit_nickname", "nickname"),
+    sa.Index("ix_audit_created_at", "created_at"),
+)
+
+conversation = sa.Table(
+    "chops_conversation", metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("nickname", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("updated_at", sa.DateTime, nullable=False),
+    sa.Column("channel", sa.String(16), nullable=False, server_default="widget"),
+    sa.Index("ix_conversation_nickname", "nickname"),
+    sa.Index("ix_conversation_updated_at", "updated_at"),
+)
+
+turn = sa.Table(
+    "chops_turn", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("conversation_id", sa.String(36), sa.ForeignKey("chops_conversation.id", name="fk_turn_conversation"),
+              nullable=False),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("user_text", sa.Text, nullable=False),
+    sa.Column("reply", sa.Text, nullable=True),
+    sa.Column("route", sa.String(32), nullable=True),
+    sa.Column("operation", sa.String(64), nullable=True),
+    sa.Column("args_json", sa.Text, nullable=True),
+    sa.Column("outcome", sa.String(32), nullable=True),
+    sa.Column("committed", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("queued", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("trace_json", LongText, nullable=True),
+    sa.Index("ux_turn_conversation_seq", "conversation_id", "seq", unique=True),
+)
+
+approval = sa.Table(
+    "chops_approval", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("decided_at", sa.DateTime, nullable=True),
+    sa.Column("conversation_id", sa.String(36), nullable=True),
+    sa.Column("turn_id", sa.Integer, nullable=True),
+    sa.Column("nickname", sa.String(64), nullable=False),
+    sa.Column("operation", sa.String(64), nullable=False),
+    sa.Column("args_json", sa.Text, nullable=False),
+    sa.Column("idempotency_key", exact_string(191), nullable=False),
+    sa.Column("dry_run_json", LongText, nullable=True),
+    sa.Column("status", sa.String(16), nullable=False, server_default="pending"),
+    sa.Column("decided_by", sa.String(64), nullable=True),
+    sa.Column("note", sa.Text, nullable=True),
+    sa.Column("result_json", LongText, nullable=True),
+    sa.Index("ux_approval_idempotency_key", "idempotency_key", unique=True),
+    sa.Index("ix_approval_status", "status"),
+)
+
+operation_policy = sa.Table(
+    "chops_operation_policy", metadata,
+    sa.Column("operation", sa.String(64), primary_key=True),
+    sa.Column("always_needs_approval", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("updated_at", sa.DateTime, nullable=True),
+)
+
+PROJECT_TABLES = (audit_log, conversation, turn, approval, operation_policy)

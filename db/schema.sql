@@ -1,0 +1,185 @@
+-- CHOPS: MySQL/MariaDB DDL, the source of truth for the tables (utf8mb4, InnoDB).
+-- apis/tables.py must agree with this file; tests/integration/test_schema.py loads it into
+-- MariaDB, reflects it and compares. Every statement is idempotent (IF NOT EXISTS), and
+-- `chops db init` runs this file on MySQL. Statements are separated by ";" at a line end.
+
+-- ---- the CPHOS system (upstream names; no foreign keys: the upstream data has orphans) ----
+
+CREATE TABLE IF NOT EXISTS cmf_tp_member (
+  id          INT NOT NULL AUTO_INCREMENT,
+  p_id        INT NOT NULL DEFAULT 0,            -- team leader's id when type = 3, else 0
+  user_name   VARCHAR(64) NOT NULL DEFAULT '',   -- real name
+  school_id   INT NOT NULL DEFAULT 0,            -- -> cmf_tp_school.id
+  subject     INT NOT NULL DEFAULT 0,            -- marking subject (problem index 1-10)
+  status      INT NOT NULL DEFAULT 0,            -- 0 = waiting for approval, 1 = approved
+  type        INT NOT NULL DEFAULT 1,            -- 1 team leader, 2 arbiter, 3 vice team leader
+  `limit`     INT NOT NULL DEFAULT 0,            -- upload limit (0-200)
+  create_time INT NOT NULL DEFAULT 0,            -- unix seconds
+  nickname    VARCHAR(64) COLLATE utf8mb4_bin NOT NULL DEFAULT '',  -- WeChat nickname: identifies the user (exact)
+  PRIMARY KEY (id),
+  KEY ix_member_nickname (nickname),
+  KEY ix_member_user_name (user_name),
+  KEY ix_member_school_id (school_id),
+  KEY ix_member_p_id (p_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS cmf_tp_admin (
+  id      INT NOT NULL AUTO_INCREMENT,
+  user_id INT NOT NULL,                          -- -> cmf_tp_member.id; the only source of admin rights
+  PRIMARY KEY (id),
+  KEY ix_admin_user_id (user_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS cmf_tp_area (
+  id        INT NOT NULL AUTO_INCREMENT,
+  area_name VARCHAR(64) NOT NULL,                -- "area" in the JSON dump
+  PRIMARY KEY (id),
+  KEY ix_area_area_name (area_name)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS cmf_tp_school (
+  id          INT NOT NULL AUTO_INCREMENT,
+  area        INT NOT NULL,                      -- -> cmf_tp_area.id
+  school_name VARCHAR(128) NOT NULL,
+  PRIMARY KEY (id),
+  KEY ix_school_area (area),
+  UNIQUE KEY ux_school_school_name (school_name)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS cmf_tp_exam (
+  id          INT NOT NULL AUTO_INCREMENT,
+  title       VARCHAR(128) NOT NULL,
+  status      INT NOT NULL DEFAULT 1,            -- 2 = the current exam
+  type        INT NOT NULL DEFAULT 1,            -- 2 = answer sheets assigned for marking
+  `show`      INT NOT NULL DEFAULT 1,
+  create_time INT NOT NULL DEFAULT 0,
+  PRIMARY KEY (id),
+  KEY ix_exam_status (status)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS cmf_tp_student (
+  id      INT NOT NULL AUTO_INCREMENT,
+  user_id INT NOT NULL,                          -- member who entered the student
+  name    VARCHAR(64) NOT NULL,
+  school  INT NOT NULL,
+  grade   VARCHAR(16) NOT NULL DEFAULT '',
+  prize   VARCHAR(32) NOT NULL DEFAULT '',
+  PRIMARY KEY (id),
+  KEY ix_student_user_id (user_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS cmf_tp_test_paper (
+  id          INT NOT NULL AUTO_INCREMENT,
+  p_id        INT NOT NULL,                      -- -> cmf_tp_exam.id
+  user_id     INT NOT NULL,                      -- uploading member
+  student_id  INT NOT NULL,
+  score       DOUBLE NULL,
+  eight       DOUBLE NULL,
+  two         DOUBLE NULL,
+  create_time INT NOT NULL DEFAULT 0,
+  PRIMARY KEY (id),
+  KEY ix_test_paper_p_id (p_id),
+  KEY ix_test_paper_user_id (user_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS cmf_tp_subject (
+  id          INT NOT NULL AUTO_INCREMENT,
+  p_id        INT NOT NULL,                      -- -> cmf_tp_test_paper.id
+  subject     INT NOT NULL,                      -- problem index
+  image       VARCHAR(255) NOT NULL DEFAULT '',
+  grade       DOUBLE NULL,
+  status      INT NOT NULL DEFAULT 1,
+  create_time INT NOT NULL DEFAULT 0,
+  PRIMARY KEY (id),
+  KEY ix_subject_p_id (p_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS cmf_tp_correct (
+  id          INT NOT NULL AUTO_INCREMENT,
+  user_id     INT NOT NULL,                      -- marker -> cmf_tp_member.id
+  p_id        INT NOT NULL,                      -- -> cmf_tp_subject.id
+  grade       DOUBLE NULL,
+  status      INT NOT NULL DEFAULT 1,            -- 1 = not yet marked
+  create_time INT NOT NULL DEFAULT 0,
+  PRIMARY KEY (id),
+  KEY ix_correct_user_status (user_id, status),
+  KEY ix_correct_p_id (p_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- ---- the project's own tables ----
+
+CREATE TABLE IF NOT EXISTS chops_audit_log (
+  id              BIGINT NOT NULL AUTO_INCREMENT,
+  created_at      DATETIME NOT NULL,
+  request_id      VARCHAR(64) NULL,
+  idempotency_key VARCHAR(191) COLLATE utf8mb4_bin NULL,             -- a repeat with the same key replays result_json
+  nickname        VARCHAR(64) NOT NULL,          -- the acting user (from the session)
+  user_id         INT NULL,
+  operation       VARCHAR(64) NOT NULL,
+  args_json       TEXT NOT NULL,
+  outcome         VARCHAR(32) NOT NULL,
+  message         TEXT NOT NULL,
+  diff_json       TEXT NOT NULL,                 -- row-level before/after
+  result_json     LONGTEXT NOT NULL,
+  PRIMARY KEY (id),
+  UNIQUE KEY ux_audit_idempotency_key (idempotency_key),
+  KEY ix_audit_nickname (nickname),
+  KEY ix_audit_created_at (created_at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS chops_conversation (
+  id         VARCHAR(36) NOT NULL,               -- uuid
+  nickname   VARCHAR(64) NOT NULL,
+  created_at DATETIME NOT NULL,
+  updated_at DATETIME NOT NULL,
+  channel    VARCHAR(16) NOT NULL DEFAULT 'widget',  -- widget / cli / eval
+  PRIMARY KEY (id),
+  KEY ix_conversation_nickname (nickname),
+  KEY ix_conversation_updated_at (updated_at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS chops_turn (
+  id              INT NOT NULL AUTO_INCREMENT,
+  conversation_id VARCHAR(36) NOT NULL,
+  seq             INT NOT NULL,
+  created_at      DATETIME NOT NULL,
+  user_text       TEXT NOT NULL,
+  reply           TEXT NULL,
+  route           VARCHAR(32) NULL,
+  operation       VARCHAR(64) NULL,
+  args_json       TEXT NULL,
+  outcome         VARCHAR(32) NULL,
+  committed       TINYINT(1) NOT NULL DEFAULT 0,
+  queued          TINYINT(1) NOT NULL DEFAULT 0,
+  trace_json      LONGTEXT NULL,
+  PRIMARY KEY (id),
+  UNIQUE KEY ux_turn_conversation_seq (conversation_id, seq),
+  CONSTRAINT fk_turn_conversation FOREIGN KEY (conversation_id) REFERENCES chops_conversation (id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS chops_approval (
+  id              INT NOT NULL AUTO_INCREMENT,
+  created_at      DATETIME NOT NULL,
+  decided_at      DATETIME NULL,
+  conversation_id VARCHAR(36) NULL,
+  turn_id         INT NULL,
+  nickname        VARCHAR(64) NOT NULL,
+  operation       VARCHAR(64) NOT NULL,
+  args_json       TEXT NOT NULL,
+  idempotency_key VARCHAR(191) COLLATE utf8mb4_bin NOT NULL,
+  dry_run_json    LONGTEXT NULL,
+  status          VARCHAR(16) NOT NULL DEFAULT 'pending',  -- pending / approved / rejected
+  decided_by      VARCHAR(64) NULL,
+  note            TEXT NULL,
+  result_json     LONGTEXT NULL,
+  PRIMARY KEY (id),
+  UNIQUE KEY ux_approval_idempotency_key (idempotency_key),
+  KEY ix_approval_status (status)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS chops_operation_policy (
+  operation             VARCHAR(64) NOT NULL,
+  always_needs_approval TINYINT(1) NOT NULL DEFAULT 0,
+  updated_at            DATETIME NULL,
+  PRIMARY KEY (operation)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

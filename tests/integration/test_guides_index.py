@@ -1,0 +1,134 @@
+"""The saved index and its manifest: reuse when current, rebuild when anything changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fpdf import FPDF
+
+from chops.retrieval import GuideIndex, index_dir_for
+from chops.retrieval.embedders import l2_normalise
+from chops.settings import REPO_ROOT, get_settings
+
+
+class HashEmbedder:
+    """Bag of hashed words: fast, deterministic, enough to find exact wording."""
+
+    def __init__(self, name: str = "fake-hash"):
+        self.name = name
+        self.calls = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        rows = np.zeros((len(texts), 512), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                rows[i, sum(map(ord, word.strip(".,?!:"))) % 512] += 1
+        return l2_normalise(rows)
+
+
+def write_pdf(path: Path, *pages: str) -> None:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 6, text)
+    pdf.output(str(path))
+
+
+@pytest.fixture
+def guides(tmp_path) -> Path:
+    folder = tmp_path / "guides"
+    shutil.copytree(REPO_ROOT / "guides", folder, ignore=shutil.ignore_patterns("src"))
+    return folder
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return get_settings(data_dir=tmp_path / "data")
+
+
+def test_build_saves_then_reuses(guides, settings):
+    first = GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    where = index_dir_for(guides, settings)
+    manifest = json.loads((where / "manifest.json").read_text())
+    assert first.rebuilt and where.parent == settings.data_dir / "indexes"
+    assert manifest["embedder"] == "fake-hash"
+    assert manifest["chunk_sizes"] == {"short": 300, "long": 1200}
+    assert set(manifest["files"]) == {"faq.pdf", "user-guide.pdf"}
+    assert all(len(h) == 64 for h in manifest["files"].values())
+
+    embedder = HashEmbedder()
+    second = GuideIndex.load_or_build(guides, settings, embedder)
+    assert not second.rebuilt and embedder.calls == 0
+    assert [c.text for c in second.chunks["long"]] == [c.text for c in first.chunks["long"]]
+    assert second.search("Is there a fee for the exam?", k=1, size="short")[0].file == "faq.pdf"
+
+
+def test_changed_guide_rebuilds_and_serves_the_new_text(guides, settings):
+    GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    write_pdf(guides / "faq.pdf", "Q: Is there a fee for the exam? A: Yes, a fee of 5 zorkmids per student.")
+    index = GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    assert index.rebuilt
+    top = index.search("Is there a fee for the exam?", k=1, size="short")[0]
+    assert "zorkmids" in top.text and (top.file, top.page) == ("faq.pdf", 1)
+
+
+def test_added_and_removed_guides_rebuild(guides, settings):
+    GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    write_pdf(guides / "extra.pdf", "Arbiters settle disputed marks.")
+    added = GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    assert added.rebuilt and "extra.pdf" in added.manifest["files"]
+    (guides / "extra.pdf").unlink()
+    removed = GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    assert removed.rebuilt and "extra.pdf" not in {c.file for c in removed.chunks["short"]}
+
+
+@pytest.mark.parametrize("change", ["embedder", "chunk_size"])
+def test_other_embedder_or_chunk_size_rebuilds(guides, settings, change):
+    GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    if change == "embedder":
+        index = GuideIndex.load_or_build(guides, settings, HashEmbedder("another-model"))
+    else:
+        index = GuideIndex.load_or_build(guides, settings.model_copy(update={"chunk_short": 200}), HashEmbedder())
+    assert index.rebuilt
+    assert max(len(c.text) for c in index.chunks["short"]) <= (200 if change == "chunk_size" else 300)
+
+
+def test_foreign_or_damaged_index_rebuilds(guides, settings):
+    GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    where = index_dir_for(guides, settings)
+    manifest = json.loads((where / "manifest.json").read_text())
+    manifest["guides_dir"] = "/somewhere/else"  # e.g. a data directory copied from another checkout
+    (where / "manifest.json").write_text(json.dumps(manifest))
+    assert GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
+
+    np.save(where / "long.vectors.npy", np.zeros((1, 512), dtype=np.float32))  # wrong row count
+    assert GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
+    (where / "short.chunks.json").write_text("{not json")
+    assert GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
+    assert not GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
+
+
+def test_skipped_file_is_recorded_and_its_repair_rebuilds(guides, settings):
+    (guides / "broken.pdf").write_bytes(b"not a pdf")
+    index = GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    assert [s.file for s in index.skipped] == ["broken.pdf"]
+    write_pdf(guides / "broken.pdf", "Scores are final after the review week.")
+    repaired = GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    assert repaired.rebuilt and repaired.skipped == []
+    assert any(c.file == "broken.pdf" for c in repaired.chunks["long"])
+
+
+def test_two_guide_directories_get_two_indexes(guides, settings, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    write_pdf(other / "only.pdf", "Only this text.")
+    assert index_dir_for(guides, settings) != index_dir_for(other, settings)
+    GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    GuideIndex.load_or_build(other, settings, HashEmbedder())
+    assert not GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
