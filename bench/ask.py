@@ -1,0 +1,161 @@
+"""End-to-end benchmark of ``Agent.handle`` on the demo data with the configured models (default:
+the embedded local model): median latency per route, characters in/out per request, iterations,
+and whether route, operation and outcome came out as expected.
+
+    python -m bench.ask [--repeats N] [--only ROUTE] [--architecture ARCH] [--json] [--show-replies]
+
+The requests are our own, written for the demo data set (``apis/demo.py``) and the demo guides.
+Every request runs on a fresh copy of the demo database, so a committed write never changes the
+next request's starting point. The guide index comes from the data directory (built if needed).
+The paper's C-E-V with gpt-3.5 spent 30.1k input characters per request; the target is a quarter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PAPER_CHARS_IN = 30_100
+
+# (nickname, request, expected route, expected operation, expected outcome) — our own requests.
+CASES: list[tuple[str, str, str, str | None, str | None]] = [
+    ("demo_busy_leader", "How many problems do I still have to mark?", "basic_info", None, None),
+    ("demo_vice", "What is my role in the portal?", "basic_info", None, None),
+    ("demo_pending", "Has my registration been approved yet?", "basic_info", None, None),
+    ("demo_leader", "Can I upload answer sheets after the deadline?", "guide", None, None),
+    ("demo_leader", "How do I add a student?", "guide", None, None),
+    ("demo_vice", "Is there a fee for taking part?", "guide", None, None),
+    ("demo_leader", "Please change my upload limit to 40.", "system", "ChangeAllTypesUploadLimit", "ok"),
+    ("demo_busy_leader", "Change my marking subject to 4, please.", "system", "ChangeAllTypesMarkingSubject",
+     "refused_precondition"),
+    ("demo_leader", "I want to change my marking subject.", "system", "ChangeAllTypesMarkingSubject",
+     "refused_missing_args"),
+    ("demo_other_leader", "Make me a vice team leader of Lena Leader.", "system", "MakeAllTypesToBeSubCoach", "ok"),
+    ("demo_admin", "Show me the users called Bruno Busy.", "system", "GetTeacherInfoByName", "ok"),
+    ("demo_leader", "Please add a school called Bayview Prep in Lakeside.", "system", "AddNewSchoolByName",
+     "refused_permission"),
+]
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Run every case ``args.repeats`` times; return per-case rows and the summary."""
+    from apis.db import init_schema, make_engine
+    from apis.loaders import seed_demo
+    from apis.service import Api
+    from chops.llm import build_llm
+    from chops.pipeline import Agent
+    from chops.retrieval import GuideIndex
+    from chops.settings import get_settings
+
+    settings = get_settings(**({"architecture": args.architecture} if args.architecture else {}))
+    index = GuideIndex.load_or_build(args.guides or settings.guides_dir, settings)
+    llm = build_llm(settings)
+    for role in ("classifier", "executor", "verifier"):  # load the weights before timing anything
+        ref = getattr(llm.provider(role), "model_ref", None)
+        if ref is not None:
+            ref.load()
+    cases = [c for c in CASES if args.only in (None, c[2])]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(args.repeats):
+            for i, (nick, text, route, op, outcome) in enumerate(cases):
+                engine = make_engine(f"sqlite:///{Path(tmp) / f'bench-{rep}-{i}.db'}")
+                init_schema(engine)
+                seed_demo(engine)
+                agent = Agent(Api(engine), llm, settings, index)
+                t0 = time.perf_counter()
+                res = agent.handle(nick, text, turn_key=f"bench-{rep}-{i}:1")
+                wall = time.perf_counter() - t0
+                engine.dispose()
+                row = {"nickname": nick, "request": text, "expected_route": route, "route": res.route,
+                       "expected_operation": op, "operation": res.operation, "expected_outcome": outcome,
+                       "outcome": res.outcome, "args": res.args, "committed": res.committed, "queued": res.queued,
+                       "iterations": res.iterations, "chars_in": res.chars_in, "chars_out": res.chars_out,
+                       "calls": res.trace["totals"]["calls"], "latency_s": round(wall, 2), "error": res.error,
+                       "reply": res.reply,
+                       "by_role": {role: {"calls": v["calls"], "chars_in": v["chars_in"], "latency_s": round(
+                           v["latency_s"], 1), "prompt_tokens": v["prompt_tokens"]}
+                           for role, v in res.trace["by_role"].items()},
+                       "scores": [s.get("score") for s in res.trace["steps"] if s["role"] == "verifier"]}
+                row["route_ok"] = res.route == route
+                row["operation_ok"] = res.operation == op
+                row["outcome_ok"] = outcome is None or res.outcome == outcome
+                rows.append(row)
+                _print_row(row, args.show_replies)
+    return {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "settings": {"architecture": settings.architecture, "max_iterations": settings.max_iterations,
+                         "models": {r: settings.roles.get(r).model for r in ("classifier", "executor", "verifier")}},
+            "rows": rows, "summary": summarize(rows)}
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Medians per route and overall, and the share of requests handled as expected."""
+    def med(key: str, rs: list[dict]) -> float:
+        return round(statistics.median(r[key] for r in rs), 2) if rs else 0.0
+
+    out: dict = {"by_route": {}}
+    for route in ("basic_info", "guide", "system"):
+        rs = [r for r in rows if r["expected_route"] == route]
+        if rs:
+            out["by_route"][route] = {"n": len(rs), "median_latency_s": med("latency_s", rs),
+                                      "median_chars_in": med("chars_in", rs), "median_chars_out": med("chars_out", rs),
+                                      "median_iterations": med("iterations", rs),
+                                      "correct": sum(r["route_ok"] and r["operation_ok"] and r["outcome_ok"]
+                                                     for r in rs)}
+    out["overall"] = {"n": len(rows), "median_latency_s": med("latency_s", rows),
+                      "median_chars_in": med("chars_in", rows), "mean_chars_in": round(statistics.mean(
+                          r["chars_in"] for r in rows), 1) if rows else 0,
+                      "median_chars_out": med("chars_out", rows), "median_iterations": med("iterations", rows),
+                      "mean_iterations": round(statistics.mean(r["iterations"] for r in rows), 2) if rows else 0,
+                      "correct": sum(r["route_ok"] and r["operation_ok"] and r["outcome_ok"] for r in rows),
+                      "errors": sum(r["error"] is not None for r in rows),
+                      "paper_chars_in": PAPER_CHARS_IN}
+    return out
+
+
+def _print_row(row: dict, show_reply: bool) -> None:
+    ok = "ok " if row["route_ok"] and row["operation_ok"] and row["outcome_ok"] else "BAD"
+    print(f"{ok} {row['latency_s']:7.1f}s it={row['iterations']} in={row['chars_in']:6d} out={row['chars_out']:4d} "
+          f"{row['route']}/{row['operation']}/{row['outcome']} {row['args'] or ''} scores={row['scores']} "
+          f"<- {row['nickname']}: {row['request']}", flush=True)
+    if show_reply:
+        roles = ", ".join(f"{k} {v['calls']}x {v['latency_s']}s/{v['prompt_tokens']}tok" for k, v in row["by_role"].items())
+        print(f"      {roles}\n      reply: {row['reply']}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--only", choices=["basic_info", "guide", "system"], default=None)
+    parser.add_argument("--architecture", choices=["executor_only", "ce_1level", "cev_1level", "cev_2level"])
+    parser.add_argument("--guides", type=Path, default=None)
+    parser.add_argument("--json", action="store_true", help="print the rows and summary as JSON")
+    parser.add_argument("--show-replies", action="store_true")
+    args = parser.parse_args(argv)
+    result = run(args)
+    s = result["summary"]
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+        return 0
+    print(f"\narchitecture {result['settings']['architecture']}, models {result['settings']['models']}")
+    print(f"{'route':<11} {'n':>3} {'latency s':>10} {'chars in':>9} {'chars out':>9} {'iters':>6} {'correct':>8}")
+    for route, r in s["by_route"].items():
+        print(f"{route:<11} {r['n']:>3} {r['median_latency_s']:>10} {r['median_chars_in']:>9} "
+              f"{r['median_chars_out']:>9} {r['median_iterations']:>6} {r['correct']:>5}/{r['n']}")
+    o = s["overall"]
+    print(f"{'all':<11} {o['n']:>3} {o['median_latency_s']:>10} {o['median_chars_in']:>9} {o['median_chars_out']:>9} "
+          f"{o['median_iterations']:>6} {o['correct']:>5}/{o['n']}")
+    print(f"machine: {result['cpus']} CPUs, load average at the end {tuple(round(x, 1) for x in result['load_average'])}")
+    print(f"mean chars in per request {o['mean_chars_in']} (paper C-E-V gpt-3.5: {PAPER_CHARS_IN}; "
+          f"target a quarter: {PAPER_CHARS_IN // 4}); mean iterations {o['mean_iterations']}; errors {o['errors']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""The agent: identity → classify → execute (dry run) → verify → commit or queue → reply.
+
+``Agent.handle`` runs one turn of a conversation following DESIGN.md "One request, end to end".
+The acting user is the ``nickname`` argument (from the authenticated session), never model output.
+The only database write of a turn is the commit after a passed verification (or the approval-queue
+row); no model is called after it, so a model error can never leave a half-finished turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from chops.llm import LLM, LLMError
+from chops.pipeline.classifier import Classifier
+from chops.pipeline.context import Candidate, TurnContext
+from chops.pipeline.executor import Executor
+from chops.pipeline.prompting import fragment
+from chops.pipeline.replies import answer_reply, operation_reply, read_reply
+from chops.pipeline.results import TurnRecord, TurnResult
+from chops.pipeline.retrieval import Retriever
+from chops.pipeline.trace import Trace
+from chops.pipeline.verifier import Chooser, Verifier
+from chops.settings import Settings
+
+
+def idempotency_key(turn_key: str) -> str:
+    """The commit's idempotency key for a conversation turn: the same turn never writes twice."""
+    return "turn-" + hashlib.sha256(turn_key.encode("utf-8")).hexdigest()[:40]
+
+
+class Agent:
+    """The classifier–executor–verifier pipeline over an ``Api``, an ``LLM`` and a guide index."""
+
+    def __init__(self, api: Any, llm: LLM, settings: Settings, index: Any | None = None, *,
+                 store: Any | None = None) -> None:
+        """``index`` may be None (no guides: the guide route says it cannot help); ``store`` (a
+        ``ConversationStore``) queues approvals and reads policies, default: over ``api.engine``."""
+        from apis.registry import OPERATIONS, operation_lines
+
+        self.api, self.llm, self.settings = api, llm, settings
+        self._store = store
+        self.operations = OPERATIONS
+        ops_text = "\n".join(operation_lines())
+        self.retriever = Retriever(index, settings)
+        arch = settings.architecture
+        self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1)
+        self.executor = Executor(llm, api, self.retriever, OPERATIONS, ops_text)
+        self.verifier = Verifier(llm, settings) if arch.startswith("cev") else None
+        self.chooser = Chooser(llm)
+
+    @property
+    def store(self) -> Any:
+        """The conversation store (approval queue, operation policies)."""
+        if self._store is None:
+            from chops.store import ConversationStore
+
+            self._store = ConversationStore(self.api.engine, api=self.api)
+        return self._store
+
+    def handle(self, nickname: str, text: str, *, history: Sequence[TurnRecord] = (), turn_key: str,
+               on_event: Callable[[str, dict], None] | None = None,
+               conversation_id: str | None = None) -> TurnResult:
+        """Answer or carry out ``text`` for ``nickname``; ``turn_key`` (e.g. "<conversation>:<seq>")
+        derives the commit's idempotency key. Never raises for model errors: the reply says so."""
+        trace = Trace(on_event)
+        trace.info.update(architecture=self.settings.architecture, turn_key=turn_key, nickname=nickname,
+                          request=text, max_iterations=self.settings.max_iterations)
+        profile = self.api.profile(nickname)
+        trace.step("profile", found=profile is not None)
+        if profile is None:  # not a member: an honest answer, no operation, no model call
+            return self._finish(trace, fragment("reply_not_in_system"), route="not_in_system")
+        ctx = TurnContext(nickname=nickname, text=text, profile=profile, history=list(history), trace=trace)
+        trace.info["profile"] = ctx.profile_text()
+        try:
+            cand, passed = self._loop(ctx)
+        except LLMError as exc:
+            # Nothing has been written yet: writes only happen below, after every model call.
+            trace.info["error"] = {"code": exc.code, "message": str(exc), "role": exc.role}
+            return self._finish(trace, fragment("reply_error"), route=trace.info.get("route"), error=exc.code)
+        if conversation_id is None and ":" in turn_key:
+            conversation_id = turn_key.rsplit(":", 1)[0][:36]
+        return self._conclude(ctx, cand, passed, turn_key, conversation_id)
+
+    # --- the loop ---------------------------------------------------------------------------
+    def _loop(self, ctx: TurnContext) -> tuple[Candidate, bool]:
+        """The accepted candidate and True, or the chooser's pick and False."""
+        trace = ctx.trace
+        if self.settings.architecture == "executor_only":
+            trace.iteration = 1
+            cand = self.executor.executor_only(ctx)
+            self._executed(ctx, cand)
+            return cand, True
+        candidates: list[Candidate] = []
+        rounds = self.settings.max_iterations if self.verifier else 1
+        for i in range(1, rounds + 1):
+            trace.iteration = i
+            route = self.classifier.classify(ctx)
+            trace.info["route"] = route
+            trace.emit("classify", {"route": route})
+            cand = self.executor.run(route, ctx)
+            self._executed(ctx, cand)
+            if self.verifier is None:
+                return cand, True
+            passed = self.verifier.verify(ctx, cand)
+            trace.emit("verify", {"score": cand.score, "threshold": cand.threshold, "passed": passed,
+                                  "reason": cand.reason})
+            candidates.append(cand)
+            if passed:
+                return cand, True
+            ctx.add_feedback(cand)  # the reason steers the next classifier and executor prompts
+        chosen = self.chooser.choose(ctx, candidates)
+        trace.info["chosen_iteration"] = chosen.iteration
+        return chosen, False
+
+    def _executed(self, ctx: TurnContext, cand: Candidate) -> None:
+        ctx.trace.emit("execute", {"route": cand.route, "operation": cand.operation, "args": cand.args,
+                                   "outcome": cand.outcome})
+
+    # --- after the loop -------------------------------------------------------------------------
+    def _conclude(self, ctx: TurnContext, cand: Candidate, passed: bool, turn_key: str,
+                  conversation_id: str | None) -> TurnResult:
+        trace = ctx.trace
+        fields = {"route": cand.route, "operation": cand.operation, "args": cand.args, "outcome": cand.outcome}
+        trace.info.update(passed=passed, **fields)
+        if cand.operation is None:
+            return self._finish(trace, answer_reply(cand), **fields)
+        op = self.operations[cand.operation]
+        if not cand.writes:  # a read already ran for real inside the executor
+            return self._finish(trace, read_reply(op, cand.result, cand.args or {}), **fields)
+        key = idempotency_key(turn_key)
+        dry = cand.result
+        if str(dry.outcome) == "ok" and (not passed or self.store.needs_approval(cand.operation)):
+            # The chooser's pick (never verified) or an operation staff must approve: queue, don't commit.
+            approval_id = self.store.queue_approval(
+                conversation_id=conversation_id, turn_id=None, nickname=ctx.nickname, operation=cand.operation,
+                args=cand.args or {}, idempotency_key=key, dry_run=dry)
+            trace.step("queue", operation=cand.operation, approval_id=approval_id, idempotency_key=key,
+                       reason="chooser" if not passed else "policy")
+            trace.emit("commit", {"operation": cand.operation, "committed": False, "queued": True})
+            return self._finish(trace, fragment("reply_queued", operation=cand.operation), queued=True,
+                                approval_id=approval_id, **fields)
+        if not passed:
+            # A refusal or no-op picked by the chooser changes nothing: report the dry run honestly.
+            return self._finish(trace, operation_reply(op, dry, cand.args or {}), **fields)
+        # Passed: the same code path for real; preconditions are re-checked inside the transaction.
+        real = self.api.call(cand.operation, ctx.nickname, cand.args or {}, idempotency_key=key,
+                             request_id=turn_key)
+        trace.step("commit", operation=cand.operation, args=cand.args, outcome=str(real.outcome),
+                   message=real.message, committed=real.committed, replayed=real.replayed,
+                   idempotency_key=key, diff=[c.model_dump() for c in real.diff])
+        trace.emit("commit", {"operation": cand.operation, "committed": real.committed, "queued": False,
+                              "outcome": str(real.outcome)})
+        fields["outcome"] = str(real.outcome)
+        return self._finish(trace, operation_reply(op, real, cand.args or {}), committed=real.committed,
+                            **fields)
+
+    def _finish(self, trace: Trace, reply: str, **fields: Any) -> TurnResult:
+        totals = trace.totals()
+        trace.info["reply"] = reply
+        trace.emit("reply", {"reply": reply, **{k: v for k, v in fields.items() if k != "args"}})
+        return TurnResult(reply=reply, iterations=trace.iteration, chars_in=totals["chars_in"],
+                          chars_out=totals["chars_out"], cost_usd=totals["cost_usd"],
+                          latency_s=round(trace.elapsed(), 4), trace=trace.to_dict(), **fields)

@@ -1,0 +1,59 @@
+"""The classifier: which route answers the request (basic_info, guide or system).
+
+Two levels (the paper's design, and the default): level 1 sees only the profile and asks "can the
+profile alone answer?"; level 2 sees short guide excerpts and one line per operation and picks guide
+or system. Requests that fit neither go the guide way (the guide executor then says it cannot help).
+Prompts are short because this role is meant for the cheapest model.
+"""
+
+from __future__ import annotations
+
+from chops.llm import LLM
+from chops.pipeline.context import TurnContext
+from chops.pipeline.prompting import messages
+from chops.pipeline.retrieval import Retriever
+from chops.pipeline.schemas import Level1Decision, Level2Decision, OneLevelDecision
+
+_ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation": "system",
+          "look_up_people": "system", "something_else": None}
+
+
+class Classifier:
+    """Decides the route of a request; ``levels`` is 1 (one three-way choice) or 2."""
+
+    def __init__(self, llm: LLM, retriever: Retriever, operations_text: str, levels: int = 2) -> None:
+        self.llm = llm
+        self.retriever = retriever
+        self.operations_text = operations_text
+        self.levels = levels
+
+    def classify(self, ctx: TurnContext) -> str:
+        """The route for ``ctx`` ("basic_info", "guide" or "system"); records its steps in the trace."""
+        history = ctx.history_section(turns=1)  # the last exchange tells a follow-up apart
+        feedback = ctx.feedback_section()
+        if self.levels == 1:
+            msgs = messages("pipeline_classify_onelevel", static={"operations": self.operations_text},
+                            history=history, feedback=feedback, profile=ctx.profile_text(),
+                            chunks=self.retriever.short_text(ctx), request=ctx.text)
+            decision, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
+                "classifier", msgs, OneLevelDecision, ledger=lg), level=1)
+            step.update(decision=decision.route, route=_ROUTE[decision.route])
+            route = _ROUTE[decision.route]
+            return route
+        # Level 1 sees the list of profile facts (in the static prompt), not their values: the
+        # question is whether the message asks for one, and a fully static head keeps the KV cache warm.
+        msgs = messages("pipeline_classify_level1", history=history, feedback=feedback, request=ctx.text)
+        first, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
+            "classifier", msgs, Level1Decision, ledger=lg), level=1)
+        step["decision"] = first.route
+        if first.route == "own_fact":
+            step["route"] = "basic_info"
+            return "basic_info"
+        msgs = messages("pipeline_classify_level2", static={"operations": self.operations_text},
+                        history=history, feedback=feedback, chunks=self.retriever.short_text(ctx),
+                        request=ctx.text)
+        second, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
+            "classifier", msgs, Level2Decision, ledger=lg), level=2)
+        step.update(decision=second.route, route=_ROUTE[second.route])
+        route = _ROUTE[second.route]
+        return route

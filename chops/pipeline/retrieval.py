@@ -1,0 +1,48 @@
+"""Guide excerpts for the classifier (short) and the guide executor (long), searched once per turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chops.pipeline.context import TurnContext
+from chops.pipeline.prompting import clip, fragment
+from chops.settings import Settings
+
+EXCERPT_CLIP = {"short": 320, "long": 1300}  # safety caps: chunk sizes are set by the index
+
+
+class Retriever:
+    """Wraps ``GuideIndex.search``; results are kept on the turn (retries reuse them) and traced.
+
+    Stateless itself, so one ``Agent`` can serve several threads.
+    """
+
+    def __init__(self, index: Any | None, settings: Settings) -> None:
+        self.index = index
+        self.k = {"short": settings.k_short, "long": settings.k_long}
+
+    def search(self, ctx: TurnContext, size: str) -> list:
+        """The chunks for ``ctx.text`` of ``size`` ("short"/"long"); [] when there is no index."""
+        if size not in ctx.chunks:
+            chunks = self.index.search(ctx.text, k=self.k[size], size=size) if self.index is not None else []
+            ctx.chunks[size] = chunks
+            ctx.trace.step("retrieve", size=size, chunks=[
+                {"file": c.file, "page": c.page, "score": round(float(c.score), 4), "text": clip(c.text, 200)}
+                for c in chunks])
+        return ctx.chunks[size]
+
+    def render(self, chunks: list, size: str) -> str:
+        """Numbered excerpts (1-based) for a prompt."""
+        if not chunks:
+            return fragment("no_chunks")
+        return "\n".join(fragment("chunk", n=i, file=c.file, page=c.page, text=clip(c.text, EXCERPT_CLIP[size]))
+                         for i, c in enumerate(chunks, 1))
+
+    def short_text(self, ctx: TurnContext) -> str:
+        """Short excerpts rendered for the classifier."""
+        return self.render(self.search(ctx, "short"), "short")
+
+    def long_text(self, ctx: TurnContext) -> tuple[list, str]:
+        """Long excerpts and their rendering for the executor."""
+        chunks = self.search(ctx, "long")
+        return chunks, self.render(chunks, "long")

@@ -1,0 +1,127 @@
+"""The structured replies the pipeline asks models for: each one a small, closed choice.
+
+A 1.5B model is reliable when every decision is an enum or a short typed field, so the route is a
+``Literal``, numbers with a fixed range are enums (llama.cpp's grammar enforces enums, not ranges;
+no ``maxLength`` either: it compiles to a deeply nested grammar that slows decoding), the operation name is a ``Literal`` of the registry names (a discriminated union: the
+JSON schema lets the model write only that operation's argument names and types), and the verifier
+returns a short reason and an integer score.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+# --- classifier -------------------------------------------------------------------------
+
+
+# Enum values are descriptive phrases, not bare route names: with the 1.5B model, "own_fact" vs
+# "something_else" routed 70 of 76 test questions right where "profile" vs "other" got 9 of 16, and
+# a separate "look_up_people" value fixed admin look-ups that were otherwise taken for questions.
+
+
+class Level1Decision(BaseModel):
+    """Level 1: does the message ask for one of the sender's own profile facts?"""
+
+    route: Literal["own_fact", "something_else"]
+
+
+class Level2Decision(BaseModel):
+    """Level 2: guide files or a system operation (look-ups are operations too)."""
+
+    route: Literal["do_operation", "look_up_people", "answer_from_guide"]
+
+
+class OneLevelDecision(BaseModel):
+    """The one-level classifier of the ablation: all routes at once."""
+
+    route: Literal["own_fact", "do_operation", "look_up_people", "answer_from_guide"]
+
+
+# --- executor ---------------------------------------------------------------------------
+
+
+class ProfileAnswer(BaseModel):
+    """An answer from the sender's profile."""
+
+    answer: str = Field(description="one or two sentences")
+
+
+class GuideAnswer(BaseModel):
+    """An answer from the guide excerpts; ``source`` picks the excerpt (0 = none answers it)."""
+
+    source: Literal[0, 1, 2, 3, 4, 5, 6, 7, 8, 9] = Field(description="number of the excerpt used, 0 if none")
+    answer: str = Field(description="a short answer")
+
+
+# --- verifier and chooser ------------------------------------------------------------------
+
+
+class Verdict(BaseModel):
+    """The verifier's judgement: reason first (it steers the score), then 1..10."""
+
+    reason: str = Field(description="one sentence")
+    score: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+
+
+class Choice(BaseModel):
+    """The chooser's pick among the rejected attempts (1-based)."""
+
+    attempt: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+
+
+# --- operation calls ---------------------------------------------------------------------
+
+ANSWER_DIRECTLY = "AnswerDirectly"
+
+
+def _nullable_args_model(op: Any) -> type[BaseModel]:
+    """The operation's arguments, keyed by their CPHOS names, every one nullable.
+
+    Nullable and required: the model must say ``null`` explicitly for a value the user did not give,
+    which the Api then refuses as a missing argument (the honest result).
+    """
+    fields: dict[str, Any] = {}
+    for name, info in op.args_model.model_fields.items():
+        key = info.alias or name
+        typ = info.annotation
+        # ``int | None`` in the registry already; strip to the base type before re-adding None.
+        base = next((a for a in getattr(typ, "__args__", (typ,)) if a is not type(None)), typ)
+        fields[key] = (base | None, Field(..., description=info.description))
+    return create_model(f"{op.name}Args", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def _call_model(op: Any) -> type[BaseModel]:
+    return create_model(
+        f"{op.name}Call", __config__=ConfigDict(extra="forbid"),
+        operation=(Literal[op.name], ...),  # type: ignore[valid-type]
+        args=(_nullable_args_model(op), ...),
+    )
+
+
+class AnswerDirectly(BaseModel):
+    """The executor-only architecture's "no operation: just answer" option."""
+
+    model_config = ConfigDict(extra="forbid")
+    operation: Literal["AnswerDirectly"]
+    answer: str
+
+
+@lru_cache(maxsize=8)
+def proposal_schema(names: tuple[str, ...], with_answer: bool = False) -> type[BaseModel]:
+    """``{"call": {"operation": <one of names>, "args": {...that operation's args...}}}``.
+
+    ``with_answer`` adds the ``AnswerDirectly`` branch (executor-only architecture).
+    Cached per operation set so the JSON schema (and llama.cpp's grammar) is built once.
+    """
+    from apis.registry import OPERATIONS
+
+    branches: list[type[BaseModel]] = [_call_model(OPERATIONS[n]) for n in names]
+    if with_answer:
+        branches.append(AnswerDirectly)
+    union = branches[0] if len(branches) == 1 else Annotated[Union[tuple(branches)],  # noqa: UP007
+                                                             Field(discriminator="operation")]
+    return create_model("OperationCall" if not with_answer else "AnswerOrOperation", call=(union, ...))
+

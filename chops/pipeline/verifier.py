@@ -1,0 +1,106 @@
+"""The verifier (score 1..10 and a reason) with its linear threshold schedule, and the chooser."""
+
+from __future__ import annotations
+
+from chops.llm import LLM
+from chops.pipeline.context import Candidate, TurnContext, dumps
+from chops.pipeline.prompting import clip, fragment, messages
+from chops.pipeline.schemas import Choice, Verdict
+from chops.settings import Settings
+
+DATA_CLIP = 600  # a read's data, as evidence: enough to see what came back
+
+
+def threshold(iteration: int, settings: Settings) -> float:
+    """The pass mark at ``iteration`` (1-based): linear from ``verify_start`` (first) to ``verify_end``
+    (last of ``max_iterations``), so early attempts must be convincing and late ones may be adequate."""
+    n = settings.max_iterations
+    if n <= 1:
+        return settings.verify_start
+    i = min(max(iteration, 1), n)
+    return settings.verify_start + (settings.verify_end - settings.verify_start) * (i - 1) / (n - 1)
+
+
+def _args_text(args: dict | None) -> str:
+    # "Name = value" reads more plainly than JSON for a small model; "none" for a no-argument call.
+    return ", ".join(f"{k} = {'null' if v is None else v}" for k, v in (args or {}).items()) or "none"
+
+
+def evidence(ctx: TurnContext, cand: Candidate) -> str:
+    """What the verifier sees of a candidate: the answer with its source, or the operation's result."""
+    if cand.route == "basic_info":
+        return fragment("profile_evidence", profile=ctx.profile_text(), answer=cand.answer or "")
+    if cand.route == "guide":
+        src = cand.source
+        excerpt = clip(src.text, 900) if src is not None else fragment("no_chunks")
+        where = f"{src.file}, page {src.page}" if src is not None else "none"
+        return fragment("guide_evidence", source=where, excerpt=excerpt, answer=cand.answer or "")
+    from apis.registry import OPERATIONS
+
+    res = cand.result
+    description = OPERATIONS[cand.operation].description
+    if cand.writes:
+        diff = "; ".join(c.effect() for c in res.diff) or "none"
+        return fragment("system_evidence", operation=cand.operation, description=description, args=_args_text(cand.args),
+                        outcome=res.outcome, message=res.message, diff=diff)
+    return fragment("read_evidence", operation=cand.operation, description=description, args=_args_text(cand.args), outcome=res.outcome,
+                    message=res.message, data=clip(dumps(res.data), DATA_CLIP))
+
+
+class Verifier:
+    """Scores a candidate against the request; the agent compares the score with ``threshold``."""
+
+    def __init__(self, llm: LLM, settings: Settings) -> None:
+        self.llm = llm
+        self.settings = settings
+
+    def verify(self, ctx: TurnContext, cand: Candidate) -> bool:
+        """Score ``cand`` (stored on it with the threshold and reason); True when it passes.
+
+        An attempt identical to an earlier one of the same turn reuses that verdict: the verifier's
+        prompt would be the same (it does not see feedback), so asking again only costs time.
+        """
+        cand.threshold = threshold(cand.iteration, self.settings)
+        key = _identity(cand)
+        if key in ctx.verdicts:
+            cand.score, cand.reason = ctx.verdicts[key]
+            step = ctx.trace.step("verifier", route=cand.route, reused=True)
+        else:
+            # Two short rubrics instead of one long one: a small model follows a focused prompt better.
+            prompt = "pipeline_verify_operation" if cand.operation else "pipeline_verify_answer"
+            msgs = messages(prompt, history=ctx.history_section(turns=2), request=ctx.text,
+                            evidence=evidence(ctx, cand))
+            verdict, step = ctx.trace.call("verifier", lambda lg: self.llm.structured(
+                "verifier", msgs, Verdict, ledger=lg), route=cand.route)
+            cand.score, cand.reason = verdict.score, clip(verdict.reason, 300)  # a rambling reason stays short
+            ctx.verdicts[key] = (cand.score, cand.reason)
+        passed = cand.score >= cand.threshold
+        step.update(score=cand.score, threshold=round(cand.threshold, 3), reason=cand.reason, passed=passed)
+        return passed
+
+
+def _identity(cand: Candidate) -> str:
+    """What makes two attempts the same for the verifier."""
+    src = (cand.source.file, cand.source.page) if cand.source is not None else None
+    return dumps([cand.route, cand.operation, cand.args, cand.answer, src])
+
+
+class Chooser:
+    """After the last rejected attempt, picks the best earlier candidate (the paper's fallback)."""
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+
+    def choose(self, ctx: TurnContext, candidates: list[Candidate]) -> Candidate:
+        """The chosen candidate; an out-of-range pick falls back to the highest verifier score."""
+        lines = [fragment("candidate", n=i, route=c.route, what=c.describe(), score=c.score, reason=c.reason)
+                 for i, c in enumerate(candidates, 1)]
+        msgs = messages("pipeline_choose", request=ctx.text, candidates="\n".join(lines))
+        pick, step = ctx.trace.call("chooser", lambda lg: self.llm.structured(
+            "chooser", msgs, Choice, ledger=lg))
+        index = pick.attempt - 1
+        if not 0 <= index < len(candidates):
+            # Why: the schema caps the number, not the count of attempts; don't crash on a bad pick.
+            index = max(range(len(candidates)), key=lambda j: (candidates[j].score or 0, -j))
+        step.update(chosen=index + 1, of=len(candidates))
+        return candidates[index]

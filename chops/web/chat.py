@@ -1,0 +1,257 @@
+"""The widget's JSON API: start a conversation, send a message (JSON or Server-Sent Events), read history.
+
+Authentication: ``POST /v1/conversations`` takes the user's token signed by the host site (or, in
+demo mode only, a bare ``nickname``) and returns a *conversation token* — signed by this service,
+bound to that conversation and user, expiring no later than the user's token. Every follow-up call
+sends it as ``Authorization: Bearer <token>`` (the user's own token is accepted too). The acting
+user is always the conversation's nickname: never the message body, never model output.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from typing import Any
+
+import sqlalchemy as sa
+from flask import Blueprint, Response, jsonify, request, stream_with_context
+
+from chops.web.app import Services, services
+from chops.web.errors import ApiError
+from chops.web.schemas import NICKNAME_MAX, CreateConversation, PostMessage, parse_body
+from chops.web.tokens import TokenError, sign_token, verify_token
+
+log = logging.getLogger(__name__)
+bp = Blueprint("chat", __name__, url_prefix="/v1")
+
+HISTORY_TURNS = 10  # turns of context handed to the pipeline
+DEMO_TOKEN_TTL_S = 24 * 3600  # conversation tokens in demo mode (no user token to bound them)
+# Progress event fields safe to show the end user (the rest of the trace is for staff).
+_PUBLIC_EVENT_FIELDS = ("iteration", "route", "operation", "passed", "queued", "committed")
+
+
+@bp.after_request
+def _cors(response):
+    """The widget runs on the host site's origin. Authorisation is the bearer token (no cookies), so
+    allowing any origin exposes nothing a token holder could not already do."""
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    response.headers["Access-Control-Allow-Headers"] = "Content-Type, Authorization, Accept"
+    response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+    return response
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a store row, whether the store returns mappings or objects."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def json_body() -> Any:
+    """The request's JSON object, or a 415/400 ``ApiError``."""
+    if not request.is_json:
+        raise ApiError(415, "unsupported_media_type", "send the body as application/json")
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ApiError(400, "malformed_json", "the body must be a JSON object")
+    return data
+
+
+def _require_secret(svc: Services) -> str:
+    if not svc.secret:
+        raise ApiError(503, "not_configured", "the service has no CHOPS_SECRET_KEY to verify tokens with")
+    return svc.secret
+
+
+def _verify(token: str, secret: str):
+    try:
+        claims = verify_token(token, secret)
+    except TokenError as exc:
+        raise ApiError(401, exc.code, exc.message) from None
+    if len(claims.nickname) > NICKNAME_MAX:
+        raise ApiError(401, "token_invalid", f"the token's nickname is longer than {NICKNAME_MAX} characters")
+    return claims
+
+
+def authorized_conversation(svc: Services, conversation_id: str):
+    """The conversation if the bearer token belongs to it: 401 without a valid token, 404 unknown id,
+    403 when the token is for another user or another conversation."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "token_missing", "send the conversation token as 'Authorization: Bearer <token>'")
+    claims = _verify(token.strip(), _require_secret(svc))
+    conv = _conversation_row(svc, conversation_id)
+    if conv is None:
+        raise ApiError(404, "conversation_not_found", f"no conversation {conversation_id!r}")
+    if claims.nickname != _get(conv, "nickname") or claims.conversation_id not in (None, conversation_id):
+        raise ApiError(403, "forbidden", "this token does not grant access to that conversation")
+    return conv
+
+
+def _conversation_row(svc: Services, conversation_id: str) -> dict | None:
+    """id, nickname, channel and times of one conversation: a primary-key lookup (the store's ``get``
+    also counts the turns, which every message would pay for)."""
+    from apis.tables import conversation
+
+    if len(conversation_id) > 64:
+        return None
+    with svc.engine.connect() as conn:
+        row = conn.execute(sa.select(conversation).where(conversation.c.id == conversation_id)).mappings().first()
+    return dict(row) if row is not None else None
+
+
+@bp.post("/conversations")
+def create_conversation():
+    """Start a conversation for the user in the signed token (or the demo nickname)."""
+    svc = services()
+    body = parse_body(CreateConversation, json_body())
+    if body.token is not None:
+        secret = _require_secret(svc)
+        claims = _verify(body.token, secret)
+        nickname, expires_at = claims.nickname, claims.expires_at
+    elif body.nickname is not None:
+        if not svc.settings.demo_mode:
+            raise ApiError(403, "demo_mode_off", "an unsigned nickname is accepted only in demo mode; send a token")
+        secret = _require_secret(svc)
+        nickname, expires_at = body.nickname.strip(), int(time.time() + DEMO_TOKEN_TTL_S)
+        if not nickname:
+            raise ApiError(400, "invalid_field", "the field 'nickname' is empty", field="nickname")
+    else:
+        raise ApiError(400, "missing_field", "send 'token' (or 'nickname' in demo mode)", field="token")
+    conversation_id = svc.store.create(nickname, "widget")
+    token = sign_token(nickname, secret, expires_at - time.time(), conversation_id=conversation_id)
+    resp = jsonify(id=conversation_id, nickname=nickname, token=token, expires_at=expires_at)
+    resp.status_code = 201
+    return resp
+
+
+def _iso(value: Any) -> Any:
+    return value.isoformat() if hasattr(value, "isoformat") else value
+
+
+def turn_payload(turn: Any, *, turn_id: int | None = None, seq: int | None = None) -> dict:
+    """What the user sees of one turn (a ``TurnResult`` or a stored ``TurnRecord``)."""
+    return {
+        "turn_id": turn_id if turn_id is not None else _get(turn, "id"),
+        "seq": seq if seq is not None else _get(turn, "seq"),
+        "created_at": _iso(_get(turn, "created_at")),
+        "user_text": _get(turn, "user_text"),
+        "reply": _get(turn, "reply"),
+        "route": _get(turn, "route"),
+        "operation": _get(turn, "operation"),
+        "args": _get(turn, "args"),
+        "outcome": _get(turn, "outcome"),
+        "committed": bool(_get(turn, "committed", False)),
+        "queued": bool(_get(turn, "queued", False)),
+        "approval_id": _get(turn, "approval_id"),
+        "error": _get(turn, "error"),
+    }
+
+
+@bp.get("/conversations/<conversation_id>")
+def get_conversation(conversation_id: str):
+    """The conversation's turns, oldest first (replies only; the traces are for staff)."""
+    svc = services()
+    conv = authorized_conversation(svc, conversation_id)
+    turns = [turn_payload(t) for t in svc.store.history(conversation_id)]
+    return jsonify(id=conversation_id, nickname=_get(conv, "nickname"), channel=_get(conv, "channel"),
+                   created_at=_iso(_get(conv, "created_at")), updated_at=_iso(_get(conv, "updated_at")),
+                   turns=turns)
+
+
+def _wants_stream() -> bool:
+    if request.args.get("stream") in ("1", "true"):
+        return True
+    return request.accept_mimetypes.best_match(["application/json", "text/event-stream"]) == "text/event-stream"
+
+
+def run_turn(svc: Services, conversation_id: str, nickname: str, text: str, on_event=None) -> dict:
+    """Answer one message as ``nickname`` and store the turn; returns the user's view of it.
+
+    The model error path raises ``ApiError(503)`` before anything is stored, so a failed turn
+    leaves no partial record (the pipeline itself commits a write only after the verifier passed).
+    """
+    from chops.llm import LLMError
+
+    # The last turns are context enough for the pipeline and keep a long conversation cheap.
+    history = svc.store.history(conversation_id, limit=HISTORY_TURNS)
+    seq = history[-1].seq + 1 if history else 1
+    t0 = time.perf_counter()
+    try:
+        result = svc.agent.handle(nickname, text, history=history, turn_key=f"{conversation_id}:{seq}",
+                                  on_event=on_event, conversation_id=conversation_id)
+    except LLMError as exc:
+        raise ApiError(503, "model_unavailable", f"the model could not answer: {exc.code}") from None
+    # A staff note may have taken ``seq`` meanwhile; a write the turn made is already committed, so
+    # storing the turn must not give up: on that race it takes the next free number instead.
+    try:
+        turn_id = svc.store.append_turn(conversation_id, text, result, seq=seq)
+    except sa.exc.IntegrityError:
+        turn_id = svc.store.append_turn(conversation_id, text, result)
+    svc.metrics.observe_turn(result, time.perf_counter() - t0)
+    payload = turn_payload(result, turn_id=turn_id, seq=seq)
+    payload["user_text"] = text
+    return payload
+
+
+def _sse(event: str, data: dict) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nickname: str, text: str):
+    """Run the turn in a worker thread and relay its progress events as Server-Sent Events."""
+    events: queue.Queue = queue.Queue()
+
+    def on_event(name: str, payload: dict) -> None:
+        public = {k: payload[k] for k in _PUBLIC_EVENT_FIELDS if k in payload}
+        events.put(("progress", {"step": name, **public}))
+
+    def work() -> None:
+        try:
+            events.put(("answer", run_turn(svc, conversation_id, nickname, text, on_event)))
+        except ApiError as exc:
+            events.put(("error", exc.body()))
+        except Exception:  # noqa: BLE001 - reported to the client as an error event, logged here
+            log.exception("streamed turn failed in conversation %s", conversation_id)
+            events.put(("error", {"error": {"code": "internal_error", "message": "internal error"}}))
+        finally:
+            lock.release()
+            events.put(None)
+
+    # The worker finishes (and stores the turn) even if the client goes away mid-stream.
+    threading.Thread(target=work, name=f"turn-{conversation_id[:8]}", daemon=True).start()
+
+    def generate():
+        yield ": stream open\n\n"  # flushes headers at once so the widget can show progress
+        while (item := events.get()) is not None:
+            yield _sse(*item)
+
+    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.post("/conversations/<conversation_id>/messages")
+def post_message(conversation_id: str):
+    """Answer one message; JSON by default, Server-Sent Events with ``Accept: text/event-stream``."""
+    svc = services()
+    conv = authorized_conversation(svc, conversation_id)
+    body = parse_body(PostMessage, json_body())
+    limit = svc.settings.max_message_chars
+    if len(body.text) > limit:
+        raise ApiError(413, "message_too_long", f"a message holds at most {limit} characters", limit=limit)
+    if not body.text.strip():
+        raise ApiError(400, "invalid_field", "the field 'text' is blank", field="text")
+    nickname = _get(conv, "nickname")
+    lock = svc.conversation_lock(conversation_id)
+    if not lock.acquire(blocking=False):
+        raise ApiError(409, "conversation_busy", "the previous message of this conversation is still being answered")
+    if _wants_stream():
+        return _stream_turn(svc, lock, conversation_id, nickname, body.text)
+    try:
+        return jsonify(run_turn(svc, conversation_id, nickname, body.text))
+    finally:
+        lock.release()

@@ -1,0 +1,245 @@
+"""The support staff console: server-rendered pages over the conversation store and the audit log.
+
+Staff sign in with ``CHOPS_STAFF_API_KEY`` on the login form (a session cookie follows), or send it
+as the ``X-Staff-Key`` header (scripts). In demo mode without a staff key the console is open.
+Every form carries a per-session CSRF token because the session cookie alone authorises a POST.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+from typing import Any
+
+import sqlalchemy as sa
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+
+from chops.web.app import services
+
+bp = Blueprint("console", __name__, url_prefix="/console", template_folder="templates")
+
+STAFF_NAME_MAX = 64
+_OPEN_ENDPOINTS = {"console.login"}
+
+
+def _header_staff() -> str | None:
+    key = services().settings.staff_api_key
+    sent = request.headers.get("X-Staff-Key")
+    if key and sent and hmac.compare_digest(sent.encode(), key.encode()):
+        return "api-key"
+    return None
+
+
+def current_staff() -> str | None:
+    """The signed-in staff member's name, or None."""
+    settings = services().settings
+    if (name := _header_staff()) is not None:
+        return name
+    if session.get("staff"):
+        return session["staff"]
+    if settings.demo_mode and not settings.staff_api_key:
+        return "demo-staff"
+    return None
+
+
+def csrf_token() -> str:
+    """This session's CSRF token (created on first use)."""
+    if "csrf" not in session:
+        session["csrf"] = secrets.token_urlsafe(24)
+    return session["csrf"]
+
+
+@bp.app_context_processor
+def _template_globals() -> dict:
+    return {"csrf_token": csrf_token, "staff": current_staff if request.path.startswith("/console") else None}
+
+
+@bp.before_request
+def _require_staff():
+    if request.endpoint in _OPEN_ENDPOINTS:
+        return None
+    if current_staff() is None:
+        return redirect(url_for("console.login", next=request.full_path))
+    if request.method == "POST" and _header_staff() is None:
+        sent = request.form.get("csrf", "")
+        if not sent or not hmac.compare_digest(sent, session.get("csrf", "")):
+            abort(400, "the form expired (CSRF check failed); reload the page")
+    return None
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    """The staff login form; a right key starts a session."""
+    settings = services().settings
+    error = None
+    if request.method == "POST":
+        key = request.form.get("key", "")
+        name = (request.form.get("name") or "staff").strip()[:STAFF_NAME_MAX] or "staff"
+        if settings.staff_api_key and hmac.compare_digest(key.encode(), settings.staff_api_key.encode()):
+            session.clear()
+            session["staff"] = name
+            nxt = request.args.get("next", "")
+            # Only local paths: an open redirect would hand the fresh session to another site.
+            return redirect(nxt if nxt.startswith("/console") else url_for("console.index"))
+        error = "wrong key" if settings.staff_api_key else "the console is disabled: set CHOPS_STAFF_API_KEY"
+    return render_template("console/login.html", error=error), (401 if error else 200)
+
+
+@bp.post("/logout")
+def logout():
+    """End the staff session."""
+    session.clear()
+    return redirect(url_for("console.login"))
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+@bp.app_template_filter("pretty")
+def _pretty_filter(value: Any) -> str:
+    return _pretty(value)
+
+
+def _approvals(status: str | None) -> list:
+    return list(services().store.list_approvals(status))
+
+
+# --- conversations -----------------------------------------------------------------------
+
+@bp.get("/")
+def index():
+    """The live list of conversations (the table refreshes itself)."""
+    pending = len(_approvals("pending"))
+    return render_template("console/index.html", conversations=services().store.list_conversations(),
+                           pending=pending)
+
+
+@bp.get("/fragments/conversations")
+def conversations_fragment():
+    """The rows of the conversation table, for the page's auto-refresh."""
+    return render_template("console/_conversations.html", conversations=services().store.list_conversations())
+
+
+def _conversation_or_404(conversation_id: str):
+    conv = services().store.get(conversation_id) if len(conversation_id) <= 64 else None
+    if conv is None:
+        abort(404, f"no conversation {conversation_id!r}")
+    return conv
+
+
+@bp.get("/conversations/<conversation_id>")
+def conversation(conversation_id: str):
+    """One conversation with every turn's trace."""
+    conv = _conversation_or_404(conversation_id)
+    return render_template("console/conversation.html", conv=conv,
+                           turns=services().store.history(conversation_id, with_trace=True))
+
+
+@bp.get("/fragments/conversations/<conversation_id>")
+def conversation_fragment(conversation_id: str):
+    """The turns of one conversation, for the page's auto-refresh."""
+    _conversation_or_404(conversation_id)
+    return render_template("console/_turns.html", turns=services().store.history(conversation_id, with_trace=True))
+
+
+# --- approval queue ----------------------------------------------------------------------
+
+@bp.get("/approvals")
+def approvals():
+    """The approval queue (``?status=pending|approved|rejected|all``)."""
+    status = request.args.get("status", "pending")
+    if status not in ("pending", "approved", "rejected", "all"):
+        abort(400, "status is pending, approved, rejected or all")
+    return render_template("console/approvals.html", approvals=_approvals(None if status == "all" else status),
+                           status=status)
+
+
+def _decide(approval_id: int, approve: bool):
+    from chops.store import StoreError
+
+    note = (request.form.get("note") or "").strip()[:2000] or None
+    try:
+        result = services().store.decide_approval(approval_id, approve=approve, staff=current_staff(), note=note)
+    except StoreError as exc:
+        flash(f"approval #{approval_id}: {exc.message}", "error")
+        return redirect(url_for("console.approvals"))
+    outcome = (result.result or {}).get("outcome") if approve else None
+    services().metrics.approvals.labels(decision="approved" if approve else "rejected").inc()
+    if approve and (result.result or {}).get("committed"):
+        services().metrics.writes.labels(state="committed_by_staff").inc()
+    notify_user(result)
+    flash(f"approval #{approval_id} {result.status}" + (f": {outcome}" if outcome else ""), "ok")
+    return redirect(url_for("console.approvals"))
+
+
+def notify_user(approval) -> None:
+    """Append the staff decision to the user's conversation as a reply-only turn (empty user text),
+    so the user sees it in the widget and the pipeline sees it in the history."""
+    from chops.pipeline import TurnResult
+
+    if not approval.conversation_id:
+        return
+    result = approval.result or {}
+    if approval.status == "approved":
+        text = (f"Support staff approved your request ({approval.operation}): "
+                f"{result.get('message') or result.get('outcome')}")
+    else:
+        text = f"Support staff declined your request ({approval.operation})."
+    if approval.note:
+        text += f" Note from staff: {approval.note}"
+    services().store.append_turn(approval.conversation_id, "", TurnResult(
+        reply=text, operation=approval.operation, args=approval.args,
+        outcome=result.get("outcome") if approval.status == "approved" else None,
+        committed=bool(result.get("committed")),
+        trace={"staff_decision": {"approval_id": approval.id, "status": approval.status,
+                                  "decided_by": approval.decided_by, "note": approval.note, "result": result}}))
+
+
+@bp.post("/approvals/<int:approval_id>/approve")
+def approve(approval_id: int):
+    """Commit the queued write through ``Api.call`` with its stored idempotency key."""
+    return _decide(approval_id, True)
+
+
+@bp.post("/approvals/<int:approval_id>/reject")
+def reject(approval_id: int):
+    """Reject the queued write; the note is appended to the user's conversation."""
+    return _decide(approval_id, False)
+
+
+# --- audit log and policies --------------------------------------------------------------
+
+AUDIT_PAGE = 100
+
+
+@bp.get("/audit")
+def audit():
+    """The audit log, newest first (``?before=<id>`` pages back)."""
+    from apis.tables import audit_log
+
+    query = sa.select(audit_log).order_by(audit_log.c.id.desc()).limit(AUDIT_PAGE)
+    before = request.args.get("before", type=int)
+    if before is not None:
+        query = query.where(audit_log.c.id < before)
+    with services().engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(query)]
+    return render_template("console/audit.html", rows=rows, page=AUDIT_PAGE)
+
+
+@bp.route("/policies", methods=["GET", "POST"])
+def policies():
+    """Per-operation "always needs staff approval" switches (write operations only)."""
+    from apis.registry import OPERATIONS
+
+    store = services().store
+    writes = [op for op in OPERATIONS.values() if op.writes]
+    if request.method == "POST":
+        wanted = set(request.form.getlist("always"))
+        for op in writes:
+            store.set_policy(op.name, op.name in wanted)
+        flash("policies saved", "ok")
+        return redirect(url_for("console.policies"))
+    current = store.get_policies()
+    return render_template("console/policies.html", operations=writes, current=current)

@@ -1,0 +1,80 @@
+"""JSON errors with stable codes: raised anywhere in a request, rendered by one handler.
+
+Every error body is ``{"error": {"code": "<stable code>", "message": "<for people>"}}``. Codes:
+
+| status | code | when |
+|---|---|---|
+| 400 | ``malformed_json`` | the body is not a JSON object |
+| 400 | ``missing_field`` / ``invalid_field`` | a required field is absent / has the wrong type or is empty |
+| 401 | ``token_missing`` / ``token_invalid`` / ``token_expired`` | user authentication failed |
+| 401 | ``staff_auth_required`` | a console JSON call without the staff key |
+| 403 | ``forbidden`` | the token belongs to another user or conversation |
+| 403 | ``demo_mode_off`` | an unsigned ``nickname`` was sent while demo mode is off |
+| 404 | ``conversation_not_found`` / ``not_found`` | unknown conversation id / route |
+| 405 | ``method_not_allowed`` | |
+| 409 | ``conversation_busy`` | another message of the same conversation is being answered |
+| 413 | ``message_too_long`` / ``body_too_large`` | text over ``max_message_chars`` / body over the limit |
+| 415 | ``unsupported_media_type`` | the body is not ``application/json`` |
+| 503 | ``model_unavailable`` / ``database_unavailable`` / ``not_configured`` | a dependency is down |
+| 500 | ``internal_error`` | a bug; logged with its traceback (should never be seen) |
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+# Werkzeug's own HTTP errors, mapped to our stable codes.
+_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
+               413: "body_too_large", 415: "unsupported_media_type"}
+
+
+class ApiError(Exception):
+    """An error the client can fix (4xx) or a dependency outage (503), with a stable ``code``."""
+
+    def __init__(self, status: int, code: str, message: str, **extra):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+    def body(self) -> dict:
+        """The JSON body of this error."""
+        return {"error": {"code": self.code, "message": self.message, **self.extra}}
+
+
+def error_response(status: int, code: str, message: str, **extra):
+    """A Flask response carrying one JSON error."""
+    resp = jsonify(ApiError(status, code, message, **extra).body())
+    resp.status_code = status
+    return resp
+
+
+def _wants_json() -> bool:
+    # The console is HTML; everything else (API, ops) answers in JSON.
+    return not request.path.startswith("/console") or request.accept_mimetypes.best == "application/json"
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Render ``ApiError`` and every HTTP error as JSON; turn stray exceptions into a logged 500."""
+
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError):
+        return error_response(exc.status, exc.code, exc.message, **exc.extra)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        if not _wants_json():
+            return exc
+        status = exc.code or 500
+        return error_response(status, _HTTP_CODES.get(status, f"http_{status}"), exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "internal_error", "internal error (logged on the server)")

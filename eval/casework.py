@@ -1,0 +1,158 @@
+"""Running ONE case: a fresh database copy, a fresh conversation, one agent turn, the diff, the grade.
+
+Everything a case produces goes into one JSON-able record (a line of ``results.jsonl``).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval.dataset import Case
+from eval.dbstate import diff, snapshot
+from eval.grading import Grade, grade_answer, grade_system
+from eval.isolation import Template
+
+# LLM errors that mean the configuration itself is broken: every further case would fail the
+# same way, so the run stops (and stays resumable) instead of recording a wall of failures.
+FATAL_LLM_CODES = {"not_installed", "auth", "no_api_key", "disabled", "unknown_role"}
+
+
+class EvalAbort(RuntimeError):
+    """The run cannot go on (a fatal model configuration error); ``code`` is ``eval_abort``."""
+
+    code = "eval_abort"
+
+
+class _TeeLedger:
+    """Adds every record to the caller's ledger and to the case's own (so per-case accounting does
+    not depend on how the pipeline shapes its trace)."""
+
+    def __init__(self, *ledgers: Any):
+        self.ledgers = [lg for lg in ledgers if lg is not None]
+
+    def add(self, rec: Any) -> None:
+        """Append ``rec`` to every ledger."""
+        for lg in self.ledgers:
+            lg.add(rec)
+
+
+class CaseLLM:
+    """A per-case view of the shared LLM that also records every call in ``self.ledger``."""
+
+    def __init__(self, llm: Any, ledger: Any):
+        self._llm, self.ledger = llm, ledger
+
+    def structured(self, role, messages, schema, *, ledger=None):  # noqa: ANN001 - the LLM seam
+        """``LLM.structured``, recorded."""
+        return self._llm.structured(role, messages, schema, ledger=_TeeLedger(ledger, self.ledger))
+
+    def text(self, role, messages, *, ledger=None):  # noqa: ANN001
+        """``LLM.text``, recorded."""
+        return self._llm.text(role, messages, ledger=_TeeLedger(ledger, self.ledger))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+
+def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any) -> Any:
+    """The real pipeline agent."""
+    from chops.pipeline import Agent
+
+    return Agent(api, llm, settings, index)
+
+
+AgentFactory = Callable[[Any, Any, Any, Any], Any]
+
+
+@dataclass
+class CaseContext:
+    """What every case shares: settings, the LLM, the template database, the guide index."""
+
+    settings: Any
+    llm: Any
+    template: Template
+    index: Any
+    scratch_dir: Path
+    agent_factory: AgentFactory = default_agent_factory
+    judge: bool = True
+
+
+def _dump(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    return value
+
+
+def verifier_scores(trace: Any) -> list[dict]:
+    """Per-iteration verifier verdicts from a turn's trace steps: ``[{iteration, score, passed, threshold}]``."""
+    trace = _dump(trace) or {}
+    return [{"iteration": step.get("iteration"), "score": step.get("score"), "passed": step.get("passed"),
+             "threshold": step.get("threshold")}
+            for step in trace.get("steps") or []
+            if isinstance(step, dict) and step.get("role") == "verifier" and "score" in step]
+
+
+def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
+    """Run one case on a private database copy and grade it; an exception becomes a failed record
+    with its traceback (except ``EvalAbort``, which stops the run)."""
+    from apis.db import make_engine
+    from apis.service import Api
+    from chops.llm import Ledger, LLMError
+
+    rec: dict[str, Any] = {"key": f"{case.case_id}#{trial}", "case_id": case.case_id, "trial": trial,
+                           **case.model_dump(exclude={"case_id"}), "error": None}
+    t0 = time.perf_counter()
+    ledger = Ledger()
+    try:
+        with ctx.template.fresh_copy(ctx.scratch_dir) as url:
+            engine = make_engine(url)
+            try:
+                agent = ctx.agent_factory(Api(engine), CaseLLM(ctx.llm, ledger), ctx.settings, ctx.index)
+                turn = agent.handle(case.nickname, case.text, history=(), turn_key=f"eval:{rec['key']}")
+                t_snap = time.perf_counter()
+                changes = diff(ctx.template.before, snapshot(engine, ctx.template.schema), ctx.template.schema)
+                rec["snapshot_s"] = round(time.perf_counter() - t_snap, 4)
+            finally:
+                engine.dispose()
+        t = _dump(turn)
+        if t.get("error") in FATAL_LLM_CODES:  # the agent answers "error" instead of raising
+            raise EvalAbort(f"model configuration error ({t['error']}), run stopped: "
+                            f"{(t.get('trace') or {}).get('error')}")
+        rec["llm_error"] = t.get("error")
+        rec.update({k: t.get(k) for k in ("reply", "route", "operation", "args", "outcome", "committed",
+                                           "queued", "iterations", "chars_in", "chars_out", "cost_usd")})
+        rec["turn_latency_s"] = t.get("latency_s")
+        rec["diff"] = changes
+        rec["verifier"] = verifier_scores(t.get("trace"))
+        rec["chooser_used"] = any(r.role == "chooser" for r in ledger.records)
+        if case.kind == "system":
+            grade = grade_system(case, outcome=t.get("outcome"), reply=t.get("reply") or "",
+                                 route=t.get("route"), changes=changes, schema=ctx.template.schema)
+        elif case.category == "not_in_system":
+            grade = grade_system(case, outcome=t.get("outcome"), reply=t.get("reply") or "",
+                                 route=t.get("route"), changes=changes, schema=ctx.template.schema)
+        elif ctx.judge:
+            judge_ledger = Ledger()
+            grade = grade_answer(case, t.get("reply") or "", ctx.llm, ledger=judge_ledger)
+            rec["judge_calls"] = judge_ledger.totals()
+        else:
+            grade = Grade(passed=False, method="ungraded", reasons=["judge disabled"])
+        rec["grade"] = grade.model_dump()
+        rec["passed"] = grade.passed
+    except EvalAbort:
+        raise
+    except LLMError as exc:
+        if getattr(exc, "code", None) in FATAL_LLM_CODES:
+            raise EvalAbort(f"model configuration error, run stopped: {exc}") from exc
+        rec.update(passed=False, error=traceback.format_exc(), error_code=getattr(exc, "code", None))
+    except Exception:  # noqa: BLE001 - a crash in one case is a failed case, never a dead run
+        rec.update(passed=False, error=traceback.format_exc(), error_code="crash")
+    rec["calls_by_role"] = ledger.by_role()
+    rec["calls"] = ledger.totals()
+    rec["latency_s"] = round(time.perf_counter() - t0, 4)
+    return rec

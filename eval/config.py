@@ -1,0 +1,75 @@
+"""The evaluation's configuration: which architecture, which models per role, how many trials.
+
+A config file is JSON or TOML with the fields of ``EvalConfig``; command-line flags override it.
+Example (TOML)::
+
+    architecture = "cev_2level"
+    trials = 3
+    [settings]
+    max_iterations = 5
+    [roles.executor]
+    provider = "openai"
+    model = "gpt-4-0125-preview"
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from chops.settings import ROLES, Settings
+
+Architecture = Literal["executor_only", "ce_1level", "cev_1level", "cev_2level"]
+ARCHITECTURES: tuple[str, ...] = ("executor_only", "ce_1level", "cev_1level", "cev_2level")
+
+
+class EvalConfig(BaseModel):
+    """One evaluation run. ``roles``/``settings`` are overrides applied on top of ``chops.settings``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    architecture: Architecture | None = Field(default=None, description="None = the settings' architecture")
+    roles: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="per-role RoleSettings overrides, e.g. {'judge': {'model': ...}}")
+    settings: dict[str, Any] = Field(default_factory=dict, description="other Settings overrides")
+    trials: int = Field(default=1, ge=1, le=50, description="K repetitions of every case (pass^k)")
+    workers: int = Field(default=1, ge=1, le=64, description="cases run in parallel threads")
+    limit: int | None = Field(default=None, ge=1, description="first N rows of each QA file")
+    only: Literal["system", "guide"] | None = None
+    dedupe: bool = Field(default=True, description="drop guide.csv rows that repeat an earlier row")
+    judge: bool = Field(default=True, description="grade guide rows with the LLM judge (else: not graded)")
+
+    def apply(self, base: Settings) -> Settings:
+        """``base`` with this config's architecture, settings and per-role overrides applied."""
+        for role in self.roles:
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r} in config; known: {', '.join(ROLES)}")
+        data = base.model_dump()
+        data.update(self.settings)
+        if self.architecture:
+            data["architecture"] = self.architecture
+        for role, over in self.roles.items():
+            data["roles"][role] = {**data["roles"][role], **over}
+        return Settings.model_validate(data)
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that make two runs the same experiment (a resumed run must match them).
+
+        Selection fields (limit, only, trials, dedupe, workers) are not part of it: a record is valid
+        whatever selected it, so a ``--limit 3`` smoke run can grow into the full run in place."""
+        return self.model_dump(include={"architecture", "roles", "settings", "judge"})
+
+
+def load_config(path: Path | None, **overrides: Any) -> EvalConfig:
+    """The config in ``path`` (``.json`` or ``.toml``; None = defaults) with non-None ``overrides``."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        path = Path(path)
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return EvalConfig.model_validate(data)

@@ -1,0 +1,100 @@
+"""ConversationStore on a real SQLite database: conversations, turns, approvals, policies."""
+
+from __future__ import annotations
+
+import pytest
+
+from chops.pipeline import TurnResult
+from chops.store import ConversationStore, StoreError
+from tests.unit.pipeline_support import audit_rows, demo_engine, member
+
+
+@pytest.fixture
+def store(sqlite_url):
+    return ConversationStore(demo_engine(sqlite_url))
+
+
+def result(reply="ok", **kw) -> TurnResult:
+    return TurnResult(reply=reply, route="system", trace={"steps": [{"role": "executor"}]}, **kw)
+
+
+def test_conversation_turns_are_kept_in_order_with_their_trace(store):
+    cid = store.create("demo_leader", "cli")
+    assert store.get(cid).nickname == "demo_leader" and store.get(cid).turns == 0
+    assert store.turn_key(cid) == f"{cid}:1"
+    store.append_turn(cid, "first", result("one", operation="ChangeAllTypesUploadLimit", args={"Limit": 4},
+                                           outcome="ok", committed=True))
+    store.append_turn(cid, "second", result("two"))
+    assert store.next_seq(cid) == 3 and store.get(cid).turns == 2
+    hist = store.history(cid)
+    assert [(t.seq, t.user_text, t.reply) for t in hist] == [(1, "first", "one"), (2, "second", "two")]
+    assert hist[0].args == {"Limit": 4} and hist[0].committed and hist[0].trace is None
+    assert store.history(cid, with_trace=True)[0].trace == {"steps": [{"role": "executor"}]}
+    assert [t.seq for t in store.history(cid, limit=1)] == [2]
+
+
+def test_the_same_seq_twice_is_refused(store):
+    import sqlalchemy as sa
+
+    cid = store.create("demo_leader")
+    store.append_turn(cid, "a", result(), seq=1)
+    with pytest.raises(sa.exc.IntegrityError):
+        store.append_turn(cid, "b", result(), seq=1)
+
+
+def test_unknown_conversation_and_bad_channel_are_clear_errors(store):
+    with pytest.raises(StoreError) as err:
+        store.append_turn("nope", "x", result())
+    assert err.value.code == "not_found"
+    with pytest.raises(StoreError) as err:
+        store.create("demo_leader", "carrier-pigeon")
+    assert err.value.code == "bad_request"
+    assert store.get("nope") is None
+
+
+def test_list_conversations_newest_first_and_by_nickname(store):
+    a = store.create("demo_leader")
+    b = store.create("demo_admin")
+    store.append_turn(a, "later", result())
+    assert [c.id for c in store.list_conversations()][0] == a
+    assert [c.id for c in store.list_conversations(nickname="demo_admin")] == [b]
+
+
+def test_queue_is_idempotent_and_reject_changes_nothing(store):
+    args = dict(nickname="demo_leader", operation="ChangeAllTypesUploadLimit", args={"Limit": 40},
+                idempotency_key="k-1", dry_run={"outcome": "ok"})
+    first = store.queue_approval(**args)
+    assert store.queue_approval(**args) == first
+    assert [a.id for a in store.list_approvals("pending")] == [first]
+    rejected = store.decide_approval(first, False, "staff_bo", "not needed")
+    assert (rejected.status, rejected.decided_by, rejected.note) == ("rejected", "staff_bo", "not needed")
+    assert member(store.engine, "demo_leader")["limit"] == 20 and audit_rows(store.engine) == []
+    with pytest.raises(StoreError) as err:
+        store.decide_approval(first, True, "staff_bo")
+    assert err.value.code == "already_decided"
+    with pytest.raises(StoreError) as err:
+        store.decide_approval(999, True, "staff_bo")
+    assert err.value.code == "not_found"
+
+
+def test_approve_commits_through_the_api_with_the_stored_key_once(store):
+    aid = store.queue_approval(nickname="demo_leader", operation="ChangeAllTypesUploadLimit", args={"Limit": 40},
+                               idempotency_key="k-2")
+    done = store.decide_approval(aid, True, "staff_bo")
+    assert done.status == "approved" and done.result["committed"] is True
+    assert member(store.engine, "demo_leader")["limit"] == 40
+    rows = audit_rows(store.engine)
+    assert len(rows) == 1 and rows[0]["idempotency_key"] == "k-2"
+    assert store.list_approvals("pending") == [] and len(store.list_approvals(None)) == 1
+    with pytest.raises(StoreError):
+        store.list_approvals("maybe")
+
+
+def test_operation_policies(store):
+    assert store.needs_approval("AddNewSchoolByName") is False
+    store.set_policy("AddNewSchoolByName", True)
+    assert store.needs_approval("AddNewSchoolByName") is True
+    store.set_policy("AddNewSchoolByName", False)
+    assert store.get_policies() == {"AddNewSchoolByName": False}
+    with pytest.raises(StoreError):
+        store.set_policy("DropTables", True)
