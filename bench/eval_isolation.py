@@ -19,7 +19,7 @@ def main() -> None:
     """Run the benchmark and print the medians in milliseconds."""
     from apis.db import make_engine
     from chops.settings import get_settings
-    from eval.dbstate import diff, snapshot
+    from apis.state import diff_snapshots, snapshot
     from eval.isolation import Template
 
     ap = argparse.ArgumentParser(description=__doc__)
@@ -42,9 +42,9 @@ def main() -> None:
                 with engine.begin() as conn:  # a typical write: one member field
                     conn.execute(sa.text("UPDATE cmf_tp_member SET subject = :s WHERE id = 706"), {"s": i % 10 + 1})
                 t1 = time.perf_counter()
-                after = snapshot(engine, tpl.schema)
+                after = snapshot(engine)
                 t2 = time.perf_counter()
-                diff(tpl.before, after, tpl.schema)
+                diff_snapshots(tpl.before, after)
                 t3 = time.perf_counter()
                 engine.dispose()
             times["snapshot"].append(t2 - t1)

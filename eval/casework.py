@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from apis.outcomes import Change
+from apis.state import diff_snapshots, snapshot
 from eval.dataset import Case
-from eval.dbstate import diff, snapshot
 from eval.grading import Grade, grade_answer, grade_system
 from eval.isolation import Template
 
@@ -88,6 +89,17 @@ def _dump(value: Any) -> Any:
     return value
 
 
+def change_record(change: Change) -> dict:
+    """A diff entry as ``results.jsonl`` keeps it: ``{"op": "update", "table", "key", "field", "before",
+    "after"}``, or ``{"op": "insert"|"delete", "table", "row"}``."""
+    if change.field is not None:
+        return {"op": "update", "table": change.table, "key": change.key, "field": change.field,
+                "before": change.before, "after": change.after}
+    if change.after is not None:
+        return {"op": "insert", "table": change.table, "row": change.after}
+    return {"op": "delete", "table": change.table, "row": change.before}
+
+
 def verifier_scores(trace: Any) -> list[dict]:
     """Per-iteration verifier verdicts from a turn's trace steps: ``[{iteration, score, passed, threshold}]``."""
     trace = _dump(trace) or {}
@@ -115,7 +127,7 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
                 agent = ctx.agent_factory(Api(engine), CaseLLM(ctx.llm, ledger), ctx.settings, ctx.index)
                 turn = agent.handle(case.nickname, case.text, history=(), turn_key=f"eval:{rec['key']}")
                 t_snap = time.perf_counter()
-                changes = diff(ctx.template.before, snapshot(engine, ctx.template.schema), ctx.template.schema)
+                changes = diff_snapshots(ctx.template.before, snapshot(engine))
                 rec["snapshot_s"] = round(time.perf_counter() - t_snap, 4)
             finally:
                 engine.dispose()
@@ -127,15 +139,15 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
         rec.update({k: t.get(k) for k in ("reply", "route", "operation", "args", "outcome", "committed",
                                            "queued", "iterations", "chars_in", "chars_out", "cost_usd")})
         rec["turn_latency_s"] = t.get("latency_s")
-        rec["diff"] = changes
+        rec["diff"] = [change_record(c) for c in changes]
         rec["verifier"] = verifier_scores(t.get("trace"))
         rec["chooser_used"] = any(r.role == "chooser" for r in ledger.records)
         if case.kind == "system":
             grade = grade_system(case, outcome=t.get("outcome"), reply=t.get("reply") or "",
-                                 route=t.get("route"), changes=changes, schema=ctx.template.schema)
+                                 route=t.get("route"), changes=changes)
         elif case.category == "not_in_system":
             grade = grade_system(case, outcome=t.get("outcome"), reply=t.get("reply") or "",
-                                 route=t.get("route"), changes=changes, schema=ctx.template.schema)
+                                 route=t.get("route"), changes=changes)
         elif ctx.judge:
             judge_ledger = Ledger()
             grade = grade_answer(case, t.get("reply") or "", ctx.llm, ledger=judge_ledger)

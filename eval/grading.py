@@ -11,8 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from apis.outcomes import Change
+from apis.state import Fact, match_effect, parse_effect
 from eval.dataset import Case
-from eval.dbstate import Schema, compare_effect, parse_effect
 
 SUCCESS = ("ok", "ok_noop")
 
@@ -83,8 +84,26 @@ def reports_missing(reply: str, missing: list[str]) -> bool:
                                          or "detail" in text or not missing)
 
 
+def show_fact(fact: Fact) -> str:
+    """A typed change (``apis.state.fact``) in the ``expected_effect`` notation, values as ``repr``."""
+    if fact[0] == "update":
+        key = ",".join(f"{k}={v}" for k, v in fact[2])
+        return f"{fact[1]}[{key}].{fact[3]}={fact[4]!r}"
+    sign = "+" if fact[0] == "insert" else "-"
+    return f"{fact[1]}{sign}{{{', '.join(f'{k}={v!r}' for k, v in fact[2])}}}"
+
+
+def compare_effect(expected: list[Change], actual: list[Change]) -> tuple[bool, list[str]]:
+    """Whether ``actual`` is exactly ``expected`` (nothing missing, nothing extra), with reasons for
+    people (``apis.state.match_effect`` decides; inserts need only agree on the fields named)."""
+    missing, unexpected = match_effect(expected, actual)
+    problems = [f"missing change {show_fact(f)}" for f in missing] + \
+               [f"unexpected change {show_fact(f)}" for f in unexpected]
+    return not problems, problems
+
+
 def grade_system(case: Case, *, outcome: str | None, reply: str, route: str | None,
-                 changes: list[dict], schema: Schema) -> Grade:
+                 changes: list[Change]) -> Grade:
     """Grade a ``system.csv`` row by the turn's outcome code and the database diff.
 
     - missing-argument rows: nothing written, no other outcome than ``refused_missing_args`` (or
@@ -93,7 +112,7 @@ def grade_system(case: Case, *, outcome: str | None, reply: str, route: str | No
     - every other row: outcome equals the annotation AND the diff equals ``expected_effect`` exactly.
     """
     expected = parse_effect(case.expected_effect)
-    effect_ok, problems = compare_effect(expected, changes, schema)
+    effect_ok, problems = compare_effect(expected, changes)
     if case.outcome == "refused_missing_args":
         checks = {"nothing_written": not changes,
                   "no_other_outcome": outcome in (None, "refused_missing_args"),

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from eval.dbstate import Schema, Snapshot, snapshot
+from apis.state import Snapshot, snapshot
+from apis.tables import CPHOS_TABLES
 
 TEMPLATE_NAME = "template.db"
 Loader = Callable[[sa.Engine, Path], object]
@@ -58,11 +59,10 @@ def _fold_wal(path: Path) -> None:
 
 
 class Template:
-    """The loaded pristine database plus its schema and its snapshot (the common "before")."""
+    """The loaded pristine database plus its snapshot of the ``cmf_tp_*`` tables (the common "before")."""
 
-    def __init__(self, path: Path, schema: Schema, before: Snapshot, load_s: float):
+    def __init__(self, path: Path, before: Snapshot, load_s: float):
         self.path = path
-        self.schema = schema
         self.before = before
         self.load_s = load_s
 
@@ -90,14 +90,14 @@ class Template:
         load_s = time.perf_counter() - t0
         engine = make_engine(f"sqlite:///{path}")
         try:
-            schema = Schema.reflect(engine)
-            if not schema.tables:
-                raise RuntimeError(f"the template {path} holds no cmf_tp_* tables")
-            before = snapshot(engine, schema)
+            present = set(sa.inspect(engine).get_table_names())
+            if missing := [tb.name for tb in CPHOS_TABLES if tb.name not in present]:
+                raise RuntimeError(f"the template {path} lacks the tables {', '.join(missing)}")
+            before = snapshot(engine)
         finally:
             engine.dispose()
         _fold_wal(path)
-        return cls(path, schema, before, load_s)
+        return cls(path, before, load_s)
 
     @contextmanager
     def fresh_copy(self, scratch_dir: Path | None = None) -> Iterator[str]:

@@ -6,6 +6,8 @@ import ipaddress
 import os
 import socket
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -41,9 +43,12 @@ def cphos_dir() -> Path:
     return path
 
 
-@pytest.fixture
-def mariadb_url():
-    """A fresh, empty MariaDB database for one test, dropped afterwards."""
+@contextmanager
+def mariadb_database() -> Iterator[str]:
+    """A fresh, empty MariaDB database (utf8mb4): yields its URL and drops it on exit.
+
+    For fixtures of any scope; a test fails loudly when MariaDB is not reachable.
+    """
     import sqlalchemy as sa
 
     name = f"chops_test_{uuid.uuid4().hex[:12]}"
@@ -52,11 +57,21 @@ def mariadb_url():
         with admin.connect() as conn:
             conn.execute(sa.text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
     except sa.exc.OperationalError as exc:
+        admin.dispose()
         pytest.fail(f"MariaDB is not reachable at {MARIADB_ADMIN_URL}: {exc}", pytrace=False)
-    yield f"{MARIADB_ADMIN_URL}/{name}?charset=utf8mb4"
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
-    admin.dispose()
+    try:
+        yield f"{MARIADB_ADMIN_URL}/{name}?charset=utf8mb4"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
+        admin.dispose()
+
+
+@pytest.fixture
+def mariadb_url():
+    """A fresh, empty MariaDB database for one test, dropped afterwards."""
+    with mariadb_database() as url:
+        yield url
 
 
 @pytest.fixture

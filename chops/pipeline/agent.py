@@ -21,7 +21,7 @@ from chops.pipeline.replies import answer_reply, operation_reply, read_reply
 from chops.pipeline.results import TurnRecord, TurnResult
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.trace import Trace
-from chops.pipeline.verifier import Chooser, Verifier
+from chops.pipeline.verifier import Chooser, Verifier, identity
 from chops.settings import Settings
 
 
@@ -103,12 +103,18 @@ class Agent:
             self._executed(ctx, cand)
             if self.verifier is None:
                 return cand, True
+            repeated = identity(cand) in ctx.verdicts
             passed = self.verifier.verify(ctx, cand)
             trace.emit("verify", {"score": cand.score, "threshold": cand.threshold, "passed": passed,
                                   "reason": cand.reason})
             candidates.append(cand)
             if passed:
                 return cand, True
+            if repeated and cand.score < self.settings.verify_end:
+                # The feedback did not change the attempt, and its verdict can never reach even the last
+                # threshold: more rounds would only repeat it (the models decode greedily).
+                trace.info["stopped_early"] = i
+                break
             ctx.add_feedback(cand)  # the reason steers the next classifier and executor prompts
         chosen = self.chooser.choose(ctx, candidates)
         trace.info["chosen_iteration"] = chosen.iteration

@@ -61,7 +61,7 @@ class Verifier:
         prompt would be the same (it does not see feedback), so asking again only costs time.
         """
         cand.threshold = threshold(cand.iteration, self.settings)
-        key = _identity(cand)
+        key = identity(cand)
         if key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]
             step = ctx.trace.step("verifier", route=cand.route, reused=True)
@@ -79,7 +79,7 @@ class Verifier:
         return passed
 
 
-def _identity(cand: Candidate) -> str:
+def identity(cand: Candidate) -> str:
     """What makes two attempts the same for the verifier."""
     src = (cand.source.file, cand.source.page) if cand.source is not None else None
     return dumps([cand.route, cand.operation, cand.args, cand.answer, src])
@@ -92,7 +92,13 @@ class Chooser:
         self.llm = llm
 
     def choose(self, ctx: TurnContext, candidates: list[Candidate]) -> Candidate:
-        """The chosen candidate; an out-of-range pick falls back to the highest verifier score."""
+        """The chosen candidate; an out-of-range pick falls back to the highest verifier score.
+
+        When every attempt was the same proposal there is nothing to choose: no model call.
+        """
+        if len({identity(c) for c in candidates}) == 1:
+            ctx.trace.step("chooser", skipped=True, chosen=1, of=len(candidates))
+            return candidates[0]
         lines = [fragment("candidate", n=i, route=c.route, what=c.describe(), score=c.score, reason=c.reason)
                  for i, c in enumerate(candidates, 1)]
         msgs = messages("pipeline_choose", request=ctx.text, candidates="\n".join(lines))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from copy import copy
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from chops.pipeline.results import TurnRecord
 from chops.web.errors import ApiError
 
 NICKNAME_MAX = 64  # the width of the nickname columns
@@ -37,17 +39,18 @@ class PostMessage(BaseModel):
     text: str = Field(min_length=1, description="the user's message (at most max_message_chars characters)")
 
 
-class TurnOut(BaseModel):
+def _record_fields(*names: str) -> type[BaseModel]:
+    """A base model with the stored ``TurnRecord``'s own definitions of ``names`` (one source for their
+    types and defaults; the record's ``trace`` and ids stay out of the public body)."""
+    fields = TurnRecord.model_fields
+    return create_model("TurnRecordFields", **{n: (fields[n].annotation, copy(fields[n])) for n in names})
+
+
+class TurnOut(_record_fields("created_at", "user_text", "reply", "route", "operation", "args")):
     """One answered message as the user sees it (staff see the full trace in the console)."""
 
     turn_id: int | None = None
     seq: int
-    created_at: datetime | None = None
-    user_text: str
-    reply: str | None = None
-    route: str | None = None
-    operation: str | None = None
-    args: dict[str, Any] | None = None
     outcome: str | None = Field(None, description="the operation outcome (ok, ok_noop, refused_*, not_in_system)")
     committed: bool = Field(False, description="a write was carried out")
     queued: bool = Field(False, description="the write waits for staff approval")

@@ -3,10 +3,6 @@ database stays byte-for-byte the same (a checksum of every table before and afte
 
 from __future__ import annotations
 
-import pytest
-
-from apis.db import make_engine
-from apis.loaders import seed_demo
 from apis.outcomes import Outcome
 from apis.service import Api
 from apis.state import checksums
@@ -54,14 +50,6 @@ CASES += [
 ]
 READS = [("GetTeacherInfoByName", {"TeacherName": s}) for s in INJECTIONS + UNICODE] + \
         [("GetTeacherInfoBySchoolName", {"SchoolName": s}) for s in INJECTIONS + UNICODE]
-
-
-@pytest.fixture
-def engine(db_url):
-    eng = make_engine(db_url)
-    seed_demo(eng)
-    yield eng
-    eng.dispose()
 
 
 def test_hostile_writes_are_refused_and_change_nothing(engine):

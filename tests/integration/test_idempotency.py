@@ -5,25 +5,14 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 import sqlalchemy as sa
 
 from apis import tables as t
-from apis.db import make_engine
-from apis.loaders import seed_demo
 from apis.outcomes import Outcome
 from apis.service import Api
 from apis.state import checksums
 
 THREADS = 20
-
-
-@pytest.fixture
-def engine(db_url):
-    eng = make_engine(db_url)
-    seed_demo(eng)
-    yield eng
-    eng.dispose()
 
 
 def audit_rows(engine):

@@ -18,7 +18,7 @@ from apis.db import make_engine
 from apis.loaders import load_cphos, read_cphos
 from apis.service import Api
 from apis.state import diff_snapshots, effect_set, parse_effect, snapshot
-from tests.conftest import MARIADB_ADMIN_URL
+from tests.conftest import mariadb_database
 
 WRITABLE = (t.member, t.school)  # the only cmf_tp_* tables an operation writes
 CPHOS_DIR = os.environ.get("CHOPS_CPHOS_DIR")
@@ -75,21 +75,12 @@ def test_oracle_sqlite(row, sqlite_template, tmp_path):
 @pytest.fixture(scope="module")
 def mariadb_loaded(cphos_dir):
     """One CPHOS database per module; each case restores the tables it may touch afterwards."""
-    name = f"chops_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(MARIADB_ADMIN_URL)
-    try:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
-    except sa.exc.OperationalError as exc:
-        pytest.fail(f"MariaDB is not reachable at {MARIADB_ADMIN_URL}: {exc}", pytrace=False)
-    engine = make_engine(f"{MARIADB_ADMIN_URL}/{name}?charset=utf8mb4")
-    load_cphos(engine, cphos_dir / "database")
-    originals = read_cphos(cphos_dir / "database")
-    yield engine, snapshot(engine, WRITABLE), {tb: originals[tb] for tb in WRITABLE}
-    engine.dispose()
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
-    admin.dispose()
+    with mariadb_database() as url:
+        engine = make_engine(url)
+        load_cphos(engine, cphos_dir / "database")
+        originals = read_cphos(cphos_dir / "database")
+        yield engine, snapshot(engine, WRITABLE), {tb: originals[tb] for tb in WRITABLE}
+        engine.dispose()
 
 
 @pytest.mark.mariadb

@@ -3,14 +3,13 @@ metadata; and ``create_all`` from the metadata on MariaDB reflects to the very s
 
 from __future__ import annotations
 
-import uuid
 
 import pytest
 import sqlalchemy as sa
 
 from apis import tables as t
 from apis.db import init_schema, make_engine, schema_statements
-from tests.conftest import MARIADB_ADMIN_URL
+from tests.conftest import mariadb_database
 
 
 def family(type_: sa.types.TypeEngine) -> str:
@@ -46,14 +45,8 @@ def reflect(engine: sa.Engine) -> sa.MetaData:
 
 @pytest.fixture
 def second_mariadb():
-    name = f"chops_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(MARIADB_ADMIN_URL)
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
-    yield f"{MARIADB_ADMIN_URL}/{name}?charset=utf8mb4"
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
-    admin.dispose()
+    with mariadb_database() as url:
+        yield url
 
 
 @pytest.mark.mariadb

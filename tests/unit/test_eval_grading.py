@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from apis.tables import metadata
+from apis.outcomes import Change
+from apis.state import EffectSyntaxError, parse_effect
 from chops.llm import LLMError, ScriptedLLM
 from eval.dataset import Case
-from eval.dbstate import EffectSyntaxError, Schema, compare_effect, parse_effect
-from eval.grading import grade_answer, grade_system, reports_missing, sequence_ratio, token_f1
-
-SCHEMA = Schema.from_metadata(metadata)
+from eval.grading import compare_effect, grade_answer, grade_system, reports_missing, sequence_ratio, token_f1
 
 
 def sys_case(outcome: str, effect: str = "none", args: dict | None = None, category: str = "system_mutation_ok"):
@@ -21,8 +19,8 @@ def sys_case(outcome: str, effect: str = "none", args: dict | None = None, categ
                 outcome=outcome, expected_effect=effect)
 
 
-def upd(table: str, id_: int, field: str, before, after) -> dict:
-    return {"op": "update", "table": table, "key": {"id": id_}, "field": field, "before": before, "after": after}
+def upd(table: str, id_: int, field: str, before, after) -> Change:
+    return Change(table=table, key={"id": id_}, field=field, before=before, after=after)
 
 
 # --- expected_effect parsing -----------------------------------------------------------------
@@ -30,11 +28,11 @@ def upd(table: str, id_: int, field: str, before, after) -> dict:
 def test_parse_effect_updates_inserts_and_none():
     assert parse_effect("none") == [] and parse_effect(None) == []
     got = parse_effect("cmf_tp_member[id=706].type=3; cmf_tp_member[id=706].p_id=1603")
-    assert got == [{"op": "update", "table": "cmf_tp_member", "key": {"id": "706"}, "field": "type", "after": "3"},
-                   {"op": "update", "table": "cmf_tp_member", "key": {"id": "706"}, "field": "p_id", "after": "1603"}]
+    assert got == [Change(table="cmf_tp_member", key={"id": "706"}, field="type", after="3"),
+                   Change(table="cmf_tp_member", key={"id": "706"}, field="p_id", after="1603")]
     ins = parse_effect("cmf_tp_school+{id=313,area=8,school_name='My, New School'}")
-    assert ins == [{"op": "insert", "table": "cmf_tp_school",
-                    "row": {"id": "313", "area": "8", "school_name": "'My, New School'"}}]
+    assert ins == [Change(table="cmf_tp_school", key={"id": "313"},
+                          after={"id": "313", "area": "8", "school_name": "'My, New School'"})]
 
 
 @pytest.mark.parametrize("bad", ["cmf_tp_member.type=3", "cmf_tp_member[id=1]type=3", "cmf_tp_school+{id}"])
@@ -46,19 +44,18 @@ def test_parse_effect_rejects_malformed(bad):
 def test_values_compare_with_mysql_column_types():
     # school_id is INT in MySQL though a string in the JSON dump: "3" and 3 are the same value.
     ok, _ = compare_effect(parse_effect("cmf_tp_member[id=5].school_id=3"),
-                           [upd("cmf_tp_member", 5, "school_id", "7", "3")], SCHEMA)
+                           [upd("cmf_tp_member", 5, "school_id", "7", "3")])
     assert ok
     ok, problems = compare_effect(parse_effect("cmf_tp_member[id=5].school_id=3"),
-                                  [upd("cmf_tp_member", 5, "school_id", 7, 4)], SCHEMA)
+                                  [upd("cmf_tp_member", 5, "school_id", 7, 4)])
     assert not ok and any("missing" in p for p in problems) and any("unexpected" in p for p in problems)
 
 
 def test_insert_matches_named_fields_only_and_extra_insert_fails():
-    actual = [{"op": "insert", "table": "cmf_tp_school",
-               "row": {"id": 313, "area": 8, "school_name": "My, New School"}}]
-    assert compare_effect(parse_effect("cmf_tp_school+{area=8,school_name='My, New School'}"), actual, SCHEMA)[0]
-    assert not compare_effect(parse_effect("cmf_tp_school+{area=9,school_name='My, New School'}"), actual, SCHEMA)[0]
-    assert not compare_effect([], actual, SCHEMA)[0]
+    actual = [Change(table="cmf_tp_school", key={"id": 313}, after={"id": 313, "area": 8, "school_name": "My, New School"})]
+    assert compare_effect(parse_effect("cmf_tp_school+{area=8,school_name='My, New School'}"), actual)[0]
+    assert not compare_effect(parse_effect("cmf_tp_school+{area=9,school_name='My, New School'}"), actual)[0]
+    assert not compare_effect([], actual)[0]
 
 
 # --- system rows --------------------------------------------------------------------------
@@ -66,13 +63,13 @@ def test_insert_matches_named_fields_only_and_extra_insert_fails():
 def test_right_outcome_and_exact_effect_passes():
     case = sys_case("ok", "cmf_tp_member[id=706].subject=9")
     g = grade_system(case, outcome="ok", reply="Changed.", route="system",
-                     changes=[upd("cmf_tp_member", 706, "subject", 5, 9)], schema=SCHEMA)
+                     changes=[upd("cmf_tp_member", 706, "subject", 5, 9)])
     assert g.passed and g.checks == {"outcome": True, "effect": True} and g.reasons == []
 
 
 def test_wrong_outcome_fails_even_without_changes():
     case = sys_case("refused_precondition")
-    g = grade_system(case, outcome="ok_noop", reply="Done.", route="system", changes=[], schema=SCHEMA)
+    g = grade_system(case, outcome="ok_noop", reply="Done.", route="system", changes=[])
     assert not g.passed and g.checks == {"outcome": False, "effect": True}
     assert "expected 'refused_precondition'" in g.reasons[0]
 
@@ -80,32 +77,32 @@ def test_wrong_outcome_fails_even_without_changes():
 def test_right_outcome_but_extra_change_fails():
     case = sys_case("ok", "cmf_tp_member[id=706].subject=9")
     changes = [upd("cmf_tp_member", 706, "subject", 5, 9), upd("cmf_tp_member", 706, "limit", 10, 50)]
-    g = grade_system(case, outcome="ok", reply="Changed.", route="system", changes=changes, schema=SCHEMA)
+    g = grade_system(case, outcome="ok", reply="Changed.", route="system", changes=changes)
     assert not g.passed and g.checks == {"outcome": True, "effect": False}
     assert g.reasons == ["unexpected change cmf_tp_member[id=706].limit=50"]
 
 
 def test_right_outcome_but_change_missing_fails():
     case = sys_case("ok", "cmf_tp_member[id=706].subject=9")
-    g = grade_system(case, outcome="ok", reply="Changed.", route="system", changes=[], schema=SCHEMA)
+    g = grade_system(case, outcome="ok", reply="Changed.", route="system", changes=[])
     assert not g.passed and g.reasons == ["missing change cmf_tp_member[id=706].subject=9"]
 
 
 def test_missing_argument_row_passes_when_nothing_written_and_reply_asks():
     case = sys_case("refused_missing_args", args={"SubjectIndex": None})
     ask = "Which marking subject (1-10) would you like?"
-    assert grade_system(case, outcome=None, reply=ask, route="system", changes=[], schema=SCHEMA).passed
+    assert grade_system(case, outcome=None, reply=ask, route="system", changes=[]).passed
     reported = "The operation failed because the arguments provided were not complete."
     assert grade_system(case, outcome="refused_missing_args", reply=reported, route="system",
-                        changes=[], schema=SCHEMA).passed
+                        changes=[]).passed
 
 
 def test_missing_argument_row_fails_on_write_other_outcome_or_silent_reply():
     case = sys_case("refused_missing_args", args={"SubjectIndex": None})
     wrote = grade_system(case, outcome="ok", reply="Which subject? I set 5.", route="system",
-                         changes=[upd("cmf_tp_member", 706, "subject", 9, 5)], schema=SCHEMA)
+                         changes=[upd("cmf_tp_member", 706, "subject", 9, 5)])
     assert not wrote.passed and wrote.checks["nothing_written"] is False and wrote.checks["no_other_outcome"] is False
-    silent = grade_system(case, outcome=None, reply="Done, all good.", route="system", changes=[], schema=SCHEMA)
+    silent = grade_system(case, outcome=None, reply="Done, all good.", route="system", changes=[])
     assert not silent.passed and silent.checks == {"nothing_written": True, "no_other_outcome": True,
                                                    "reply_reports_missing": False}
 
@@ -119,8 +116,8 @@ def test_reports_missing_needs_a_request_and_the_argument():
 def test_not_in_system_rows_need_recognition_and_no_write():
     case = sys_case(None, category="not_in_system")
     assert grade_system(case, outcome=None, reply="You are not registered.", route="not_in_system",
-                        changes=[], schema=SCHEMA).passed
-    assert not grade_system(case, outcome="ok", reply="Done", route="system", changes=[], schema=SCHEMA).passed
+                        changes=[]).passed
+    assert not grade_system(case, outcome="ok", reply="Done", route="system", changes=[]).passed
 
 
 # --- guide / basic-info rows ---------------------------------------------------------------

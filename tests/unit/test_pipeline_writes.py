@@ -91,13 +91,12 @@ def test_rejected_attempt_is_not_written_and_its_reason_reaches_the_next_attempt
 
 def test_failed_verification_leaves_the_database_untouched_and_the_chooser_queues_the_write(engine):
     agent, llm = make_agent(engine)
-    limit, arbiter, leader = (call("ChangeAllTypesUploadLimit", Limit=40), call("MakeAllTypesToBeArbiter"),
-                              call("MakeAllTypesToBeSupTeacher"))
-    for proposal in (arbiter, limit, arbiter, leader, limit):
+    proposals = [call("MakeAllTypesToBeArbiter"), call("ChangeAllTypesUploadLimit", Limit=40),
+                 call("MakeAllTypesToBeSupTeacher"), call("MakeAllTypesToBeSubCoach", TeamLeaderName=None),
+                 call("VerifyTeacherUserToBeSupTeacher", Name=None, ViewProblem=None)]
+    for proposal, score in zip(proposals, (3, 4, 2, 1, 2)):
         to_system(llm)
         llm.enqueue("executor", proposal)
-    # Three distinct attempts: a repeated attempt reuses its verdict instead of asking again.
-    for score in (3, 4, 2):
         llm.enqueue("verifier", verdict(score, "unsure the user wants this"))
     llm.enqueue("chooser", {"attempt": 2})
     before = db_snapshot(engine)
@@ -115,9 +114,6 @@ def test_failed_verification_leaves_the_database_untouched_and_the_chooser_queue
     assert approval.conversation_id == cid and approval.dry_run["outcome"] == "ok"
     assert "[2] route system: ChangeAllTypesUploadLimit(Limit=40)" in prompt_text(llm, "chooser")
     assert "score 4" in prompt_text(llm, "chooser") and res.trace["chosen_iteration"] == 2
-    verifies = [s for s in res.trace["steps"] if s["role"] == "verifier"]
-    assert [(s["score"], bool(s.get("reused"))) for s in verifies] == [
-        (3, False), (4, False), (3, True), (2, False), (4, True)]
 
     # Storing the turn links the approval to it; staff approval then commits once.
     turn_id = store.append_turn(cid, "Set my upload limit to 40", res)
@@ -127,11 +123,37 @@ def test_failed_verification_leaves_the_database_untouched_and_the_chooser_queue
     assert member(engine, "demo_leader")["limit"] == 40 and len(audit_rows(engine)) == 1
 
 
-def test_a_refusal_chosen_by_the_chooser_is_reported_not_queued(engine):
-    agent, llm = make_agent(engine, max_iterations=2)
+def test_a_repeated_attempt_reuses_its_verdict_and_the_loop_stops_when_it_can_never_pass(engine):
+    agent, llm = make_agent(engine)
     for _ in range(2):
         to_system(llm)
         llm.enqueue("executor", call("ChangeAllTypesMarkingSubject", SubjectIndex=4))
+    llm.enqueue("verifier", verdict(2, "the platform refused it"))  # asked once only
+    before = db_snapshot(engine)
+    res = agent.handle("demo_busy_leader", "Switch me to grading problem 4", turn_key="c:1")
+    assert llm.pending() == {} and res.iterations == 2 and res.trace["stopped_early"] == 2
+    verifies = [s for s in res.trace["steps"] if s["role"] == "verifier"]
+    assert [(s["score"], bool(s.get("reused"))) for s in verifies] == [(2, False), (2, True)]
+    chooser = next(s for s in res.trace["steps"] if s["role"] == "chooser")
+    assert chooser["skipped"] is True  # one distinct attempt: nothing to choose, no model call
+    assert res.outcome == "refused_precondition" and not res.queued and db_snapshot(engine) == before
+
+
+def test_a_repeated_attempt_that_can_still_pass_keeps_going(engine):
+    agent, llm = make_agent(engine, max_iterations=3, verify_start=9, verify_end=6)
+    for _ in range(3):
+        to_system(llm)
+        llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
+    llm.enqueue("verifier", verdict(6))
+    res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
+    assert res.iterations == 3 and res.committed  # thresholds 9, 7.5, 6: passes at the last
+
+
+def test_a_refusal_chosen_by_the_chooser_is_reported_not_queued(engine):
+    agent, llm = make_agent(engine, max_iterations=2)
+    for proposal in (call("ChangeAllTypesMarkingSubject", SubjectIndex=4), call("MakeAllTypesToBeArbiter")):
+        to_system(llm)
+        llm.enqueue("executor", proposal)
         llm.enqueue("verifier", verdict(2))
     llm.enqueue("chooser", {"attempt": 1})
     before = db_snapshot(engine)

@@ -65,9 +65,14 @@ def script_passed_write(llm: ScriptedLLM, limit: int = 40) -> None:
 
 def script_queued_write(llm: ScriptedLLM, limit: int = 40, rounds: int = 5) -> None:
     """Script a write the verifier never passes: the chooser picks it and it goes to staff."""
-    for _ in range(rounds):
+    # Each round proposes something different: the pipeline reuses the verdict of a repeated proposal
+    # and stops early when it can never pass, so identical rounds would not reach the chooser.
+    decoys = [call("MakeAllTypesToBeArbiter"), call("MakeAllTypesToBeSupTeacher"),
+              call("MakeAllTypesToBeSubCoach", TeamLeaderName=None),
+              call("VerifyTeacherUserToBeSupTeacher", Name=None, ViewProblem=None)]
+    for proposal in [call("ChangeAllTypesUploadLimit", Limit=limit)] + decoys[:rounds - 1]:
         to_system(llm)
-        llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=limit))
+        llm.enqueue("executor", proposal)
         llm.enqueue("verifier", verdict(2, "not sure the user wants this"))
     llm.enqueue("chooser", {"attempt": 1})
 

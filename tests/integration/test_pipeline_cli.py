@@ -1,0 +1,64 @@
+"""``chops ask`` end to end in-process: real SQLite demo database, scripted model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import chops.llm
+from chops.cli import main
+from chops.llm import ScriptedLLM
+from tests.unit.pipeline_support import call, demo_engine, member, to_system, verdict
+
+
+@pytest.fixture
+def env(sqlite_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("CHOPS_DATA_DIR", str(tmp_path))
+    engine = demo_engine(sqlite_url)
+    llm = ScriptedLLM()
+    monkeypatch.setattr(chops.llm, "build_llm", lambda settings: llm)
+    return sqlite_url, engine, llm
+
+
+def ask(url: str, *args: str):
+    result = CliRunner().invoke(main, ["ask", *args, "--database-url", url])
+    return result
+
+
+def test_ask_prints_the_reply_and_the_conversation_to_continue(env):
+    url, engine, llm = env
+    to_system(llm)
+    llm.enqueue("executor", call("ChangeAllTypesMarkingSubject", SubjectIndex=None))
+    llm.enqueue("verifier", verdict(9))
+    first = ask(url, "--as", "demo_leader", "--json", "I want to grade another problem")
+    assert first.exit_code == 0, first.output
+    out = json.loads(first.stdout)
+    assert out["outcome"] == "refused_missing_args" and out["seq"] == 1
+    for key in ("route", "operation", "args", "committed", "iterations", "chars_in", "chars_out", "cost", "trace"):
+        assert key in out
+    cid = out["conversation_id"]
+
+    to_system(llm)
+    llm.enqueue("executor", call("ChangeAllTypesMarkingSubject", SubjectIndex=7))
+    llm.enqueue("verifier", verdict(9))
+    second = ask(url, "--as", "demo_leader", "--conversation", cid, "make it 7")
+    assert second.exit_code == 0, second.output
+    assert second.stdout.strip() == "Done: Your marking subject is now 7."
+    assert f"--conversation {cid}" in second.stderr
+    assert member(engine, "demo_leader")["subject"] == 7
+    # The second turn saw the first one.
+    assert "I want to grade another problem" in "\n".join(c for _, c in llm.calls[-2][1])
+
+
+def test_ask_refuses_someone_elses_conversation_and_unknown_ids(env):
+    url, _, llm = env
+    res = ask(url, "--as", "nobody_here", "--json", "hello")
+    assert res.exit_code == 0 and json.loads(res.stdout)["route"] == "not_in_system"
+    cid = json.loads(res.stdout)["conversation_id"]
+    other = ask(url, "--as", "demo_leader", "--conversation", cid, "hello")
+    assert other.exit_code != 0 and "another user" in other.output
+    missing = ask(url, "--as", "demo_leader", "--conversation", "no-such-id", "hello")
+    assert missing.exit_code != 0 and "no conversation" in missing.output
+    assert llm.calls == []
