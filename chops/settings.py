@@ -87,6 +87,10 @@ class Settings(BaseSettings):
     chunk_long: int = Field(default=1200, description="characters per executor chunk")
     k_short: int = 3
     k_long: int = 3
+    classifier_chunks: bool = Field(
+        default=False, description="show the level-2 classifier k_short short guide chunks (the paper's design); "
+        "off by default: with the 1.5B local model they pulled how-to questions to the system route "
+        "(45/56 routed right with chunks, 55/56 without)")
 
     # --- models --------------------------------------------------------------------
     local_model_path: Path | None = Field(default=None, description="a GGUF file; default: the installed model")

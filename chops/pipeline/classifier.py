@@ -1,9 +1,11 @@
 """The classifier: which route answers the request (basic_info, guide or system).
 
-Two levels (the paper's design, and the default): level 1 sees only the profile and asks "can the
-profile alone answer?"; level 2 sees short guide excerpts and one line per operation and picks guide
-or system. Requests that fit neither go the guide way (the guide executor then says it cannot help).
-Prompts are short because this role is meant for the cheapest model.
+Two levels (the paper's design, and the default): level 1 asks "does the message ask for one of the
+sender's own profile facts?" (it is given the list of facts; their values are not needed to decide);
+level 2 sees one line per operation (and, with ``classifier_chunks``, short guide excerpts) and
+picks guide or system. Anything that is not an operation goes the guide way (the guide executor
+then says when the guides do not cover it). Prompts are short: this role is meant for the cheapest
+model, and its static head stays in llama.cpp's prefix cache.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ class Retriever:
     def __init__(self, index: Any | None, settings: Settings) -> None:
         self.index = index
         self.k = {"short": settings.k_short, "long": settings.k_long}
+        self.classifier_chunks = settings.classifier_chunks
 
     def search(self, ctx: TurnContext, size: str) -> list:
         """The chunks for ``ctx.text`` of ``size`` ("short"/"long"); [] when there is no index."""
@@ -39,8 +40,10 @@ class Retriever:
                          for i, c in enumerate(chunks, 1))
 
     def short_text(self, ctx: TurnContext) -> str:
-        """Short excerpts rendered for the classifier."""
-        return self.render(self.search(ctx, "short"), "short")
+        """The classifier's excerpt section, or "" when ``classifier_chunks`` is off."""
+        if not self.classifier_chunks:
+            return ""
+        return fragment("classifier_chunks", chunks=self.render(self.search(ctx, "short"), "short"))
 
     def long_text(self, ctx: TurnContext) -> tuple[list, str]:
         """Long excerpts and their rendering for the executor."""

@@ -48,12 +48,23 @@ def test_guide_route_answers_from_long_chunks_and_cites_file_and_page(engine):
     assert res.route == "guide"
     assert res.reply == "No: uploads close at the deadline. (Source: user-guide.pdf, page 3)"
     assert "[1] user-guide.pdf, page 3" in prompt_text(llm, "executor")
-    assert "[1] user-guide.pdf, page 3" in prompt_text(llm, "classifier", 1)  # level 2 saw short chunks
+    assert "Guide excerpts" not in prompt_text(llm, "classifier", 1)  # classifier_chunks is off by default
     assert "late sheets are not accepted" in prompt_text(llm, "verifier")  # the cited excerpt is evidence
     retrieved = [s for s in res.trace["steps"] if s["role"] == "retrieve"]
-    assert {s["size"] for s in retrieved} == {"short", "long"}
+    assert [s["size"] for s in retrieved] == ["long"]
     assert retrieved[0]["chunks"][0] == {"file": "user-guide.pdf", "page": 3, "score": 0.81,
                                          "text": retrieved[0]["chunks"][0]["text"]}
+
+
+def test_level_two_sees_short_chunks_when_classifier_chunks_is_on(engine):
+    agent, llm = make_agent(engine, classifier_chunks=True, k_short=1)
+    llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "answer_from_guide"})
+    llm.enqueue("executor", {"source": 1, "answer": "No."}).enqueue("verifier", verdict(9))
+    res = agent.handle("demo_leader", "Can I still send papers after the closing date?", turn_key="c:1")
+    level2 = prompt_text(llm, "classifier", 1)
+    assert "Guide excerpts:\n[1] user-guide.pdf, page 3" in level2 and "[2]" not in level2
+    assert agent.retriever.index.queries[0] == ("Can I still send papers after the closing date?", 1, "short")
+    assert [s["size"] for s in res.trace["steps"] if s["role"] == "retrieve"] == ["short", "long"]
 
 
 def test_guide_answer_without_a_source_has_no_citation(engine):
