@@ -53,7 +53,7 @@ class Roles(BaseModel):
     executor: RoleSettings = RoleSettings()
     verifier: RoleSettings = RoleSettings(max_tokens=192)
     chooser: RoleSettings = RoleSettings(max_tokens=64)
-    judge: RoleSettings = RoleSettings(max_tokens=192)
+    judge: RoleSettings = RoleSettings(max_tokens=512)  # reason first: 192 tokens cut its JSON short
 
     def get(self, role: str) -> RoleSettings:
         """The settings of ``role``; an unknown role is a ``KeyError``."""
