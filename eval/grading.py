@@ -132,12 +132,11 @@ def grade_system(case: Case, *, outcome: str | None, reply: str, route: str | No
 
 
 def judge_messages(case: Case, reply: str) -> list[tuple[str, str]]:
-    """The judge's prompt (from ``prompts/eval_judge_*.txt``) for one case and reply."""
-    from chops.llm.base import load_prompt
+    """The judge's prompt (``prompts/eval_judge.txt``, the pipeline's prompt format) for one case and reply."""
+    from chops.pipeline.prompting import messages
 
-    user = load_prompt("eval_judge_user").format(question=case.text.strip(), reference=case.reference.strip(),
-                                                 reply=(reply or "").strip() or "(no answer)")
-    return [("system", load_prompt("eval_judge_system")), ("user", user)]
+    return messages("eval_judge", question=case.text.strip(), reference=case.reference.strip(),
+                    reply=(reply or "").strip() or "(no answer)")
 
 
 def grade_answer(case: Case, reply: str, llm: Any, *, ledger: Any = None) -> Grade:
