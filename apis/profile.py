@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from pydantic import BaseModel
 
 from apis import tables as t
-from apis.repositories import CURRENT_EXAM_STATUS, problems_left_query, role_name
+from apis.repositories import CURRENT_EXAM_STATUS, ROLE_NAMES, problems_left_query, role_name
 
 
 class Profile(BaseModel):
@@ -32,7 +32,7 @@ class Profile(BaseModel):
         """A compact plain-text rendering for prompts (one fact per line)."""
         lines = [
             f"Name: {self.user_name} (nickname {self.nickname})",
-            f"Role: {self.role}" + (f", vice of team leader {self.team_leader_name}" if self.team_leader_name else ""),
+            self._role_line(),
             "Status: approved" if self.approved else "Status: waiting for approval (application not completed)",
             f"School: {self.school_name or 'unknown'} (area: {self.area_name or 'unknown'})",
             f"Marking subject (viewing problem): {self.subject}",
@@ -42,6 +42,14 @@ class Profile(BaseModel):
             f"Admin: {'yes' if self.is_admin else 'no'}",
         ]
         return "\n".join(lines)
+
+    def _role_line(self) -> str:
+        # Naming the roles the user does NOT have: the 1.5B model read "vice team leader" as
+        # "team leader" and answered "am I team leader?" with yes.
+        others = [r for r in ROLE_NAMES.values() if r != self.role]
+        line = f"Role: {self.role} (not {' and not '.join(others)})" if self.role in ROLE_NAMES.values() \
+            else f"Role: {self.role}"
+        return line + (f"; the team leader they assist: {self.team_leader_name}" if self.team_leader_name else "")
 
 
 def profile_query(nickname: str) -> sa.Select:

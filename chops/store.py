@@ -226,7 +226,8 @@ class ConversationStore:
         """Approve (commit the write through ``Api.call`` with the stored key) or reject a pending write.
 
         The row is claimed with a conditional UPDATE first, so two staff deciding at once cannot both
-        act; the stored idempotency key makes even a repeated commit write once.
+        act; the stored idempotency key makes even a repeated commit write once. If the write raises,
+        the claim is released (the request is pending again) and the error propagates.
         """
         status = "approved" if approve else "rejected"
         with self._writer.begin() as conn:
@@ -240,12 +241,26 @@ class ConversationStore:
             raise StoreError("already_decided", f"approval {approval_id} is already {current.status}")
         if approve:
             row = self.get_approval(approval_id)
-            result = self.api.call(row.operation, row.nickname, row.args, idempotency_key=row.idempotency_key,
-                                   request_id=f"approval:{approval_id}")
+            try:
+                result = self.api.call(row.operation, row.nickname, row.args, idempotency_key=row.idempotency_key,
+                                       request_id=f"approval:{approval_id}")
+            except BaseException:
+                self._release_claim(approval_id, staff)
+                raise
             with self._writer.begin() as conn:
                 conn.execute(t.approval.update().where(t.approval.c.id == approval_id)
                              .values(result_json=_dumps(result)))
         return self.get_approval(approval_id)
+
+    def _release_claim(self, approval_id: int, staff: str) -> None:
+        # The write failed (its transaction rolled back), so the request goes back to the queue
+        # rather than sitting "approved" with no result; a retry replays through the stored key.
+        a = t.approval.c
+        with self._writer.begin() as conn:
+            conn.execute(t.approval.update()
+                         .where(a.id == approval_id, a.status == "approved", a.decided_by == staff,
+                                a.result_json.is_(None))
+                         .values(status="pending", decided_at=None, decided_by=None, note=None))
 
     # --- operation policies ----------------------------------------------------------------------
     def needs_approval(self, operation: str) -> bool:

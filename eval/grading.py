@@ -48,10 +48,12 @@ class Grade(BaseModel):
 
 
 class JudgeVerdict(BaseModel):
-    """The judge's structured reply (reason first, so a small model reasons before it decides)."""
+    """The judge's structured reply. The reference's key fact comes first: a small model that names
+    the one fact to look for decides more reliably than one asked for a free-form reason, which
+    tended to invent differences of wording (measured in the issue-7 note)."""
 
-    reason: str = Field(description="one or two sentences: what matches or contradicts the reference")
-    correct: bool = Field(description="true when the answer conveys the reference's facts and conclusion")
+    key_fact: str = Field(description="the key fact of the reference answer, in a few words")
+    same: bool = Field(description="true when the assistant's answer states that key fact")
 
 
 def _tokens(text: str) -> list[str]:
@@ -152,6 +154,7 @@ def grade_answer(case: Case, reply: str, llm: Any, *, ledger: Any = None) -> Gra
     except LLMError as exc:
         return Grade(passed=False, method="judge", checks={"judge": False}, reasons=[f"judge failed: {exc}"],
                      judge_error=getattr(exc, "code", "error"), similarity=sim, ratio=ratio)
-    return Grade(passed=verdict.correct, method="judge", checks={"judge": verdict.correct},
-                 reasons=[] if verdict.correct else [verdict.reason], judge_correct=verdict.correct,
-                 judge_reason=verdict.reason, similarity=sim, ratio=ratio)
+    reason = f"key fact {verdict.key_fact!r} {'stated' if verdict.same else 'not stated'} in the answer"
+    return Grade(passed=verdict.same, method="judge", checks={"judge": verdict.same},
+                 reasons=[] if verdict.same else [reason], judge_correct=verdict.same,
+                 judge_reason=reason, similarity=sim, ratio=ratio)

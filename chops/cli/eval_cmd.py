@@ -3,7 +3,8 @@
 ``chops eval --dataset DIR [...]`` runs the evaluation itself (the group is invoked without a
 sub-command), and is the same as ``chops eval run --dataset DIR [...]``. ``chops eval compare A B``
 prints the differences of two runs; ``chops eval ablate --dataset DIR`` runs the four
-architectures side by side. Re-running the same command with the same ``--out`` resumes.
+architectures side by side; ``chops eval regrade RUN`` re-judges a finished run. Re-running the same
+command with the same ``--out`` resumes.
 """
 
 from __future__ import annotations
@@ -156,3 +157,20 @@ def ablate_cmd(dataset, qa_dir, config_file, only, limit, trials, workers, archi
     run_ablation(cfg, dataset, out, architectures=archs, qa_dir=qa_dir, retry_errors=retry_errors,
                  progress=not quiet)
     click.echo((out / "ablation.md").read_text(encoding="utf-8"))
+
+
+@eval_group.command(name="regrade")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="EvalConfig whose [roles.judge] picks the judge (default: the settings' judge role)")
+@click.option("--quiet", is_flag=True, help="no progress bar")
+@_guarded
+def regrade_cmd(run_dir: Path, config_file: Path | None, quiet: bool) -> None:
+    """Re-judge the guide / basic-info answers of a finished run with the current judge, then rewrite its report."""
+    from chops.settings import get_settings
+    from eval.compare import finalize_run
+    from eval.regrade import regrade_run
+    from eval.report import summary_markdown
+
+    regrade_run(run_dir, _config(config_file).apply(get_settings()), progress=not quiet)
+    click.echo(summary_markdown(finalize_run(run_dir)))

@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from string import Template
 from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -132,7 +133,7 @@ class LLM:
             rec.error, rec.retried = "invalid_output", True
             self._record(rec, ledger)
             retry_msgs = msgs + [("assistant", comp.text),
-                                 ("user", load_prompt("llm_retry").format(errors=_compact_errors(first)))]
+                                 ("user", Template(load_prompt("llm_retry")).substitute(errors=_compact_errors(first)))]
             comp, rec = self._attempt(role, prov, retry_msgs, schema, ledger=ledger, retried=True)
             rec.retried = True
             try:

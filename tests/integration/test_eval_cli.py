@@ -72,7 +72,7 @@ def respond(messages, schema):
         ref = re.search(r"Reference answer: (.*)", everything)[1]
         got = re.search(r"Assistant's answer: (.*)", everything)[1]
         ok = token_f1(got, ref) >= 0.5 or (ref.strip().lower().startswith("no") and got.lower().startswith("no"))
-        return {"reason": f"overlap with the reference {'is' if ok else 'is not'} sufficient", "correct": ok}
+        return {"key_fact": ref[:20], "same": ok}
     raise AssertionError(f"unscripted schema {name}")
 
 

@@ -139,13 +139,14 @@ def test_judge_decides_and_keeps_its_reason():
     def judge(messages, schema):
         text = messages[-1][1]
         assert "Reference answer: No." in text and "Assistant's answer: Yes, any time." in text
-        return {"reason": "The reference says no; the answer says yes.", "correct": False}
+        return {"key_fact": "no", "same": False}
 
     llm.enqueue("judge", judge)
     g = grade_answer(guide_case(), "Yes, any time.", llm)
     assert not g.passed and g.judge_correct is False
-    assert g.judge_reason == "The reference says no; the answer says yes." and g.similarity == 0.0
-    llm.enqueue("judge", {"reason": "Same conclusion.", "correct": True})
+    assert g.judge_reason == "key fact 'no' not stated in the answer" and g.reasons == [g.judge_reason]
+    assert g.similarity == 0.0
+    llm.enqueue("judge", {"key_fact": "no", "same": True})
     assert grade_answer(guide_case(), "No, uploads close at the deadline.", llm).passed
 
 

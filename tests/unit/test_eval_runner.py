@@ -83,7 +83,7 @@ def dataset(tmp_path):
 def run(dataset, out, cfg=None, llm=None, **kw):
     llm = llm or ScriptedLLM()
     for _ in range(4):
-        llm.enqueue("judge", {"reason": "same", "correct": True})
+        llm.enqueue("judge", {"key_fact": "no", "same": True})
     return run_eval(cfg or EvalConfig(), dataset, out, base_settings=get_settings(), llm=llm, index=object(),
                     agent_factory=FakeAgent, loader=demo_loader, progress=False, **kw)
 
@@ -95,7 +95,7 @@ def test_cases_are_isolated_and_graded_by_db_state(dataset, tmp_path):
         {"op": "update", "table": "cmf_tp_member", "key": {"id": 2}, "field": "limit", "before": 20, "after": 40}]
     assert recs["system:2"]["reply"] == "limit is 20" and recs["system:2"]["diff"] == [] and recs["system:2"]["passed"]
     assert recs["system:4"]["reply"] == "was 20" and recs["system:4"]["passed"]
-    assert recs["guide:1"]["passed"] and recs["guide:1"]["grade"]["judge_reason"] == "same"
+    assert recs["guide:1"]["passed"] and recs["guide:1"]["grade"]["judge_reason"] == "key fact 'no' stated in the answer"
 
 
 def test_a_crash_is_a_failed_case_with_its_traceback(dataset, tmp_path):
@@ -205,3 +205,22 @@ def test_ablation_runs_every_architecture_on_the_same_cases(dataset, tmp_path):
     table = (out / "ablation.md").read_text()
     assert "| cev_1level | 75.0 |" in table and (out / "accuracy_vs_cost.png").is_file()
     assert (out / "cev_2level" / "report.md").is_file() and llm.pending() == {}
+
+
+def test_regrade_rejudges_only_the_judged_answers_in_place(dataset, tmp_path):
+    from eval.regrade import regrade_run
+
+    out = tmp_path / "out"
+    before = {r["key"]: r for r in run(dataset, out)}
+    assert before["guide:1#1"]["passed"]
+    llm = ScriptedLLM().enqueue("judge", {"key_fact": "no", "same": False})
+    settings = get_settings().model_copy(update={"roles": get_settings().roles.model_copy(
+        update={"judge": get_settings().roles.judge.model_copy(update={"model": "judge-v2"})})})
+    after = {r["key"]: r for r in regrade_run(out, settings, llm=llm, progress=False)}
+    assert not after["guide:1#1"]["passed"]
+    assert after["guide:1#1"]["grade"]["judge_reason"] == "key fact 'no' not stated in the answer"
+    assert after["guide:1#1"]["judge_calls"]["calls"] == 1 and not any(llm.pending().values())
+    assert {k: after[k] for k in after if k != "guide:1#1"} == {k: before[k] for k in before if k != "guide:1#1"}
+    assert {r["key"]: r for r in ResultLog(out / RESULTS).read()} == after
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["roles"]["judge"]["model"] == "judge-v2" and meta["regraded"]["records"] == 1

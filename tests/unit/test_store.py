@@ -90,6 +90,22 @@ def test_approve_commits_through_the_api_with_the_stored_key_once(store):
         store.list_approvals("maybe")
 
 
+def test_a_write_that_fails_puts_the_request_back_in_the_queue(store):
+    class Down:
+        def call(self, *args, **kwargs):
+            raise ConnectionError("database went away")
+
+    aid = store.queue_approval(nickname="demo_leader", operation="ChangeAllTypesUploadLimit", args={"Limit": 40},
+                               idempotency_key="k-3")
+    with pytest.raises(ConnectionError):
+        ConversationStore(store.engine, api=Down()).decide_approval(aid, True, "staff_bo", "ok")
+    back = store.get_approval(aid)
+    assert (back.status, back.decided_by, back.decided_at, back.result) == ("pending", None, None, None)
+    assert member(store.engine, "demo_leader")["limit"] == 20 and audit_rows(store.engine) == []
+    assert store.decide_approval(aid, True, "staff_bo").result["committed"] is True
+    assert member(store.engine, "demo_leader")["limit"] == 40
+
+
 def test_operation_policies(store):
     assert store.needs_approval("AddNewSchoolByName") is False
     store.set_policy("AddNewSchoolByName", True)
