@@ -39,6 +39,7 @@ class EvalConfig(BaseModel):
     trials: int = Field(default=1, ge=1, le=50, description="K repetitions of every case (pass^k)")
     workers: int = Field(default=1, ge=1, le=64, description="cases run in parallel threads")
     limit: int | None = Field(default=None, ge=1, description="first N rows of each QA file")
+    per_group: int | None = Field(default=None, ge=1, description="first N rows of each intent (group_id)")
     only: Literal["system", "guide"] | None = None
     dedupe: bool = Field(default=True, description="drop guide.csv rows that repeat an earlier row")
     judge: bool = Field(default=True, description="grade guide rows with the LLM judge (else: not graded)")
@@ -59,7 +60,7 @@ class EvalConfig(BaseModel):
     def identity(self) -> dict[str, Any]:
         """The fields that make two runs the same experiment (a resumed run must match them).
 
-        Selection fields (limit, only, trials, dedupe, workers) are not part of it: a record is valid
+        Selection fields (limit, per_group, only, trials, dedupe, workers) are not part of it: a record is valid
         whatever selected it, so a ``--limit 3`` smoke run can grow into the full run in place."""
         return self.model_dump(include={"architecture", "roles", "settings", "judge"})
 

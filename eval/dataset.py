@@ -112,16 +112,31 @@ def read_guide(path: Path, *, dedupe: bool = True) -> list[Case]:
     return cases
 
 
+def first_per_group(cases: list[Case], n: int | None) -> list[Case]:
+    """The first ``n`` cases of each ``group_id`` (rows of a group are paraphrases of one intent),
+    in file order; ``None`` keeps every case."""
+    if n is None:
+        return cases
+    taken: dict[str, int] = {}
+    out = []
+    for case in cases:
+        taken[case.group_id] = taken.get(case.group_id, 0) + 1
+        if taken[case.group_id] <= n:
+            out.append(case)
+    return out
+
+
 def load_cases(qa_dir: Path, *, only: Kind | None = None, limit: int | None = None,
-               dedupe: bool = True) -> list[Case]:
+               dedupe: bool = True, per_group: int | None = None) -> list[Case]:
     """System cases then guide cases from ``qa_dir``; ``limit`` keeps the first N rows *of each file*
-    (so a smoke run with ``--limit 3`` still exercises both graders)."""
+    (so a smoke run with ``--limit 3`` still exercises both graders); ``per_group`` keeps the first N
+    paraphrases of each intent (a cheaper run that still covers every intent)."""
     qa_dir = Path(qa_dir)
     cases: list[Case] = []
     if only in (None, "system"):
-        cases += read_system(qa_dir / SYSTEM_FILE)[:limit]
+        cases += first_per_group(read_system(qa_dir / SYSTEM_FILE), per_group)[:limit]
     if only in (None, "guide"):
-        cases += read_guide(qa_dir / GUIDE_FILE, dedupe=dedupe)[:limit]
+        cases += first_per_group(read_guide(qa_dir / GUIDE_FILE, dedupe=dedupe), per_group)[:limit]
     if not cases:
         raise DatasetError(f"no QA rows selected from {qa_dir}")
     return cases

@@ -128,7 +128,7 @@ def run_eval(cfg: EvalConfig, dataset_dir: Path, out_dir: Path, *, qa_dir: Path 
     qa_dir = Path(qa_dir) if qa_dir else dataset_dir / "qa"
     settings = cfg.apply(base_settings or get_settings())
     settings = settings.model_copy(update={"cphos_dir": dataset_dir, "guides_dir": dataset_dir / "guides"})
-    cases = load_cases(qa_dir, only=cfg.only, limit=cfg.limit, dedupe=cfg.dedupe)
+    cases = load_cases(qa_dir, only=cfg.only, limit=cfg.limit, dedupe=cfg.dedupe, per_group=cfg.per_group)
     prepare_run_dir(out_dir, _meta(cfg, settings, dataset_dir, qa_dir))
 
     log = ResultLog(out_dir / RESULTS)

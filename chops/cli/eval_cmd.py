@@ -29,6 +29,8 @@ def run_options(fn):
                      help="EvalConfig as .json or .toml (flags override it)"),
         click.option("--only", type=click.Choice(["system", "guide"]), help="one QA file only"),
         click.option("--limit", type=click.IntRange(min=1), help="first N rows of each QA file"),
+        click.option("--per-group", type=click.IntRange(min=1),
+                     help="first N rows of each intent (group_id): every intent, fewer paraphrases"),
         click.option("--trials", type=click.IntRange(min=1), help="K trials per case (pass^k)"),
         click.option("--workers", type=click.IntRange(min=1), help="cases run in parallel"),
         click.option("--architecture", type=click.Choice(ARCHS), help="override the pipeline architecture"),
@@ -67,7 +69,7 @@ def _guarded(fn):
     return wrapper
 
 
-def _do_run(dataset, qa_dir, config_file, only, limit, trials, workers, architecture, dedupe, judge,
+def _do_run(dataset, qa_dir, config_file, only, limit, per_group, trials, workers, architecture, dedupe, judge,
             retry_errors, quiet, out, baseline):
     from eval.compare import baseline_from, finalize_run
     from eval.report import summary_markdown
@@ -75,7 +77,7 @@ def _do_run(dataset, qa_dir, config_file, only, limit, trials, workers, architec
 
     if dataset is None:
         raise click.UsageError("--dataset DIR is required (e.g. --dataset ../shared/cphos)")
-    cfg = _config(config_file, only=only, limit=limit, trials=trials, workers=workers,
+    cfg = _config(config_file, only=only, limit=limit, per_group=per_group, trials=trials, workers=workers,
                   architecture=architecture, dedupe=dedupe, judge=judge)
     out = out or Path("runs") / (cfg.architecture or _default_arch())
     click.echo(f"run directory: {out}", err=True)
@@ -140,7 +142,7 @@ def compare_cmd(run_a: Path, run_b: Path) -> None:
 @click.option("--architectures", default=",".join(ARCHS), show_default=True,
               help="comma-separated subset of the four architectures")
 @_guarded
-def ablate_cmd(dataset, qa_dir, config_file, only, limit, trials, workers, architecture, dedupe, judge,
+def ablate_cmd(dataset, qa_dir, config_file, only, limit, per_group, trials, workers, architecture, dedupe, judge,
                retry_errors, quiet, out, architectures) -> None:
     """Run the four architectures on the same cases side by side (the paper's Table 2)."""
     from eval.ablation import run_ablation
@@ -153,7 +155,8 @@ def ablate_cmd(dataset, qa_dir, config_file, only, limit, trials, workers, archi
     unknown = [a for a in archs if a not in ARCHS]
     if unknown or not archs:
         raise click.UsageError(f"unknown architecture(s) {unknown}; choose from {', '.join(ARCHS)}")
-    cfg = _config(config_file, only=only, limit=limit, trials=trials, workers=workers, dedupe=dedupe, judge=judge)
+    cfg = _config(config_file, only=only, limit=limit, per_group=per_group, trials=trials, workers=workers,
+                  dedupe=dedupe, judge=judge)
     run_ablation(cfg, dataset, out, architectures=archs, qa_dir=qa_dir, retry_errors=retry_errors,
                  progress=not quiet)
     click.echo((out / "ablation.md").read_text(encoding="utf-8"))

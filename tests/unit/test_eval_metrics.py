@@ -123,3 +123,12 @@ def test_dataset_reading_dedupe_and_limit(cphos_dir):
     assert sys_case.missing_args and sys_case.expected_effect == "none"
     with pytest.raises(DatasetError):
         load_cases(cphos_dir)  # no system.csv there
+
+
+def test_per_group_keeps_the_first_paraphrases_of_every_intent(cphos_dir):
+    every = load_cases(cphos_dir / "qa")
+    one = load_cases(cphos_dir / "qa", per_group=1)
+    assert [c.group_id for c in one] == list(dict.fromkeys(c.group_id for c in every))
+    assert all(c == next(e for e in every if e.group_id == c.group_id) for c in one)
+    two = load_cases(cphos_dir / "qa", only="system", per_group=2, limit=3)
+    assert [c.group_id for c in two] == [two[0].group_id] * 2 + [two[2].group_id] and two[0].group_id != two[2].group_id
