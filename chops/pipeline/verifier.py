@@ -39,6 +39,11 @@ def evidence(ctx: TurnContext, cand: Candidate) -> str:
 
     res = cand.result
     description = OPERATIONS[cand.operation].description
+    if not res.outcome.succeeded:
+        # A refusal is the platform's verdict, not the executor's: shown it, the 1.5B verifier scored
+        # correct refusals 1-3 (24 of 32 refusal rows failed at iteration 1). It judges the choice only.
+        return fragment("refused_evidence", operation=cand.operation, description=description,
+                        args=_args_text(cand.args))
     if cand.writes:
         diff = "; ".join(c.effect() for c in res.diff) or "none"
         return fragment("system_evidence", operation=cand.operation, description=description, args=_args_text(cand.args),

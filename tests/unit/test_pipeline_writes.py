@@ -172,8 +172,10 @@ def test_refusal_by_the_system_is_a_correct_result_and_reported_from_the_real_ca
     res = agent.handle("demo_busy_leader", "Switch me to grading problem 4", turn_key="c:1")
     assert res.outcome == "refused_precondition" and not res.committed
     assert res.reply.startswith("I couldn't do that:") and "3" in res.reply  # the problems left
-    assert "refusal by the platform" in prompt_text(llm, "verifier")  # told that refusals can be right
-    assert "refused_precondition" in prompt_text(llm, "verifier")
+    # The verifier judges the choice (operation and arguments), not the platform's refusal.
+    seen = prompt_text(llm, "verifier")
+    assert "ChangeAllTypesMarkingSubject" in seen and "SubjectIndex = 4" in seen
+    assert "refused" not in seen.split("Message:")[1] and "Platform result" not in seen
     assert db_snapshot(engine)["members"] == before["members"]
 
 
