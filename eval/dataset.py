@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -117,10 +118,10 @@ def first_per_group(cases: list[Case], n: int | None) -> list[Case]:
     in file order; ``None`` keeps every case."""
     if n is None:
         return cases
-    taken: dict[str, int] = {}
+    taken: Counter[str] = Counter()
     out = []
     for case in cases:
-        taken[case.group_id] = taken.get(case.group_id, 0) + 1
+        taken[case.group_id] += 1
         if taken[case.group_id] <= n:
             out.append(case)
     return out

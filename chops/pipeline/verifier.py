@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from apis.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.context import Candidate, TurnContext, dumps
 from chops.pipeline.prompting import clip, fragment, messages
@@ -39,10 +40,11 @@ def evidence(ctx: TurnContext, cand: Candidate) -> str:
 
     res = cand.result
     description = OPERATIONS[cand.operation].description
-    if not res.outcome.succeeded:
-        # A refusal is the platform's verdict, not the executor's: shown it, the 1.5B verifier scored
-        # correct refusals 1-3 (24 of 32 refusal rows failed at iteration 1). It judges the choice only.
-        return fragment("refused_evidence", operation=cand.operation, description=description,
+    if res.outcome != Outcome.OK:
+        # A refusal or a no-op is the platform's verdict, not the executor's: shown it, the 1.5B
+        # verifier scored correct refusals 1-3 (24 of 32 refusal rows failed at iteration 1) and an
+        # "already approved" no-op 2. It judges the choice only.
+        return fragment("choice_evidence", operation=cand.operation, description=description,
                         args=_args_text(cand.args))
     if cand.writes:
         diff = "; ".join(c.effect() for c in res.diff) or "none"

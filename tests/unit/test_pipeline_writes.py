@@ -179,6 +179,18 @@ def test_refusal_by_the_system_is_a_correct_result_and_reported_from_the_real_ca
     assert db_snapshot(engine)["members"] == before["members"]
 
 
+def test_a_no_op_is_verified_on_the_choice_alone_and_reported(engine):
+    agent, llm = make_agent(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=20))  # already 20
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle("demo_leader", "Set my upload limit to 20", turn_key="c:1")
+    assert res.outcome == "ok_noop" and res.reply.startswith("Done: nothing needed to change.")
+    seen = prompt_text(llm, "verifier")
+    assert "Limit = 20" in seen and "Platform result" not in seen and "ok_noop" not in seen
+    assert member(engine, "demo_leader")["limit"] == 20
+
+
 def test_ungrounded_argument_is_treated_as_missing_and_the_reply_asks_for_it(engine):
     agent, llm = make_agent(engine)
     to_system(llm)
