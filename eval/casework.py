@@ -142,10 +142,7 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
         rec["diff"] = [change_record(c) for c in changes]
         rec["verifier"] = verifier_scores(t.get("trace"))
         rec["chooser_used"] = any(r.role == "chooser" for r in ledger.records)
-        if case.kind == "system":
-            grade = grade_system(case, outcome=t.get("outcome"), reply=t.get("reply") or "",
-                                 route=t.get("route"), changes=changes)
-        elif case.category == "not_in_system":
+        if case.kind == "system" or case.category == "not_in_system":
             grade = grade_system(case, outcome=t.get("outcome"), reply=t.get("reply") or "",
                                  route=t.get("route"), changes=changes)
         elif ctx.judge:

@@ -13,7 +13,7 @@ from typing import Any
 from eval.compare import load_run
 from eval.dataset import Case
 from eval.grading import grade_answer
-from eval.runner import RESULTS, RUN_META, ResultLog
+from eval.runner import RESULTS, RUN_META, ResultLog, role_meta
 
 JUDGED = ("judge", "ungraded")
 
@@ -44,8 +44,7 @@ def regrade_run(run_dir: Path, settings: Any, *, llm: Any = None, progress: bool
         if own_llm and hasattr(llm, "close"):
             llm.close()
     ResultLog(run_dir / RESULTS).rewrite(records)
-    judge = settings.roles.get("judge")
-    meta["roles"]["judge"] = {"provider": judge.provider, "model": judge.model, "prices": list(judge.prices())}
+    meta["roles"]["judge"] = role_meta(settings, "judge")
     meta["regraded"] = {"at": time.strftime("%Y-%m-%dT%H:%M:%S"), "records": len(todo)}
     (run_dir / RUN_META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return records

@@ -79,11 +79,16 @@ class ResultLog:
             os.fsync(fh.fileno())
 
 
+def role_meta(settings: Any, role: str) -> dict:
+    """How ``role`` was served in a run, as ``run.json`` records it: provider, model, prices."""
+    rs = settings.roles.get(role)
+    return {"provider": rs.provider, "model": rs.model, "prices": list(rs.prices())}
+
+
 def _meta(cfg: EvalConfig, settings: Any, dataset_dir: Path, qa_dir: Path) -> dict:
     from chops.settings import ROLES
 
-    roles = {r: {"provider": settings.roles.get(r).provider, "model": settings.roles.get(r).model,
-                 "prices": list(settings.roles.get(r).prices())} for r in ROLES}
+    roles = {r: role_meta(settings, r) for r in ROLES}
     return {"identity": cfg.identity(), "architecture": settings.architecture, "dataset": str(dataset_dir),
             "qa": str(qa_dir), "roles": roles, "max_iterations": settings.max_iterations,
             "verify_start": settings.verify_start, "verify_end": settings.verify_end}

@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from apis.outcomes import Outcome
 from chops.llm import LLM, LLMError
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import Candidate, TurnContext
@@ -137,7 +138,7 @@ class Agent:
             return self._finish(trace, read_reply(op, cand.result, cand.args or {}), **fields)
         key = idempotency_key(turn_key)
         dry = cand.result
-        if str(dry.outcome) == "ok" and (not passed or self.store.needs_approval(cand.operation)):
+        if dry.outcome == Outcome.OK and (not passed or self.store.needs_approval(cand.operation)):
             # The chooser's pick (never verified) or an operation staff must approve: queue, don't commit.
             approval_id = self.store.queue_approval(
                 conversation_id=conversation_id, turn_id=None, nickname=ctx.nickname, operation=cand.operation,

@@ -86,6 +86,11 @@ def to_system(llm: ScriptedLLM) -> None:
     llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "do_operation"})
 
 
+def to_guide(llm: ScriptedLLM) -> None:
+    """Script the two-level classifier to route to the guides."""
+    llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "answer_from_guide"})
+
+
 def prompt_text(llm: ScriptedLLM, role: str, index: int = -1) -> str:
     """All message text of the ``index``-th call of ``role``."""
     calls = [c for c in llm.calls if c[0] == role]

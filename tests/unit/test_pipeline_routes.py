@@ -6,7 +6,7 @@ import pytest
 
 from chops.llm import ScriptExhausted
 from tests.unit.pipeline_support import (audit_rows, call, db_snapshot, demo_engine, make_agent, prompt_text,
-                                         to_system, verdict)
+                                         to_guide, to_system, verdict)
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def test_basic_info_route_answers_from_the_profile(engine):
 
 def test_guide_route_answers_from_long_chunks_and_cites_file_and_page(engine):
     agent, llm = make_agent(engine)
-    llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "answer_from_guide"})
+    to_guide(llm)
     llm.enqueue("executor", {"source": 1, "answer": "No: uploads close at the deadline."})
     llm.enqueue("verifier", verdict(9))
     res = agent.handle("demo_leader", "Can I still send papers after the closing date?", turn_key="c:1")
@@ -58,7 +58,7 @@ def test_guide_route_answers_from_long_chunks_and_cites_file_and_page(engine):
 
 def test_level_two_sees_short_chunks_when_classifier_chunks_is_on(engine):
     agent, llm = make_agent(engine, classifier_chunks=True, k_short=1)
-    llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "answer_from_guide"})
+    to_guide(llm)
     llm.enqueue("executor", {"source": 1, "answer": "No."}).enqueue("verifier", verdict(9))
     res = agent.handle("demo_leader", "Can I still send papers after the closing date?", turn_key="c:1")
     level2 = prompt_text(llm, "classifier", 1)
@@ -69,7 +69,7 @@ def test_level_two_sees_short_chunks_when_classifier_chunks_is_on(engine):
 
 def test_guide_answer_without_a_source_has_no_citation(engine):
     agent, llm = make_agent(engine)
-    llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "answer_from_guide"})
+    to_guide(llm)
     llm.enqueue("executor", {"source": 0, "answer": "The guides do not cover this; please contact human support."})
     llm.enqueue("verifier", verdict(8))
     res = agent.handle("demo_leader", "What is the weather tomorrow?", turn_key="c:1")

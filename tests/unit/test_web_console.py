@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from apis import tables as t
 from chops.pipeline import idempotency_key
-from tests.unit.pipeline_support import GUIDE_CHUNKS, member
+from tests.unit.pipeline_support import GUIDE_CHUNKS, member, to_guide
 from tests.unit.web_support import STAFF_KEY, make_app, script_queued_write, start, verdict
 
 STAFF = {"X-Staff-Key": STAFF_KEY}
@@ -90,7 +90,7 @@ def test_the_list_shows_conversations_and_refreshes_itself(web):
 def test_a_guide_turns_trace_shows_chunks_scores_cost_and_latency(web):
     client, llm, _ = web
     cid, auth = start(client)
-    llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "answer_from_guide"})
+    to_guide(llm)
     llm.enqueue("executor", {"source": 1, "answer": "Open Papers and press Upload."})
     llm.enqueue("verifier", verdict(9, "grounded in the guide"))
     client.post(f"/v1/conversations/{cid}/messages", json={"text": "How do I upload sheets?"}, headers=auth)
