@@ -56,10 +56,7 @@ def run(args: argparse.Namespace) -> dict:
     settings = get_settings(**({"architecture": args.architecture} if args.architecture else {}))
     index = GuideIndex.load_or_build(args.guides or settings.guides_dir, settings)
     llm = build_llm(settings)
-    for role in ("classifier", "executor", "verifier"):  # load the weights before timing anything
-        ref = getattr(llm.provider(role), "model_ref", None)
-        if ref is not None:
-            ref.load()
+    llm.load()  # load the weights before timing anything
     cases = [c for c in CASES if args.only in (None, c[2])]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

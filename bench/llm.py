@@ -1,117 +1,162 @@
-"""Local-model benchmark: a ~250-token prompt with a ~50-token structured answer, cold and warm.
+"""Local-model benchmark: the model calls of real pipeline turns, replayed warm on each engine set-up.
 
-    python -m bench.llm [--repeats N] [--json]
+    python -m bench.llm [--repeats N] [--previous-python PATH] [--json]
 
-cold      the whole prompt is evaluated (empty KV state, empty prefix cache)
-warm      same static prefix (instructions + operation list) as the previous call, a new question
-alternate like ``warm`` but another prompt ran in between (a different role), so the prefix comes
-          back from the RAM prefix cache (``Llama.set_cache``) rather than the live context
+The agent first runs three of our demo requests (a write, a guide question, a profile question) on
+the embedded engine, and every model call it makes (role, messages, schema) is recorded. Those calls
+are then replayed, request by request, ``repeats`` times after one unmeasured warm-up round, on:
 
-Figures come from llama.cpp's own counters (``pp tok/s`` is over the prompt tokens actually evaluated,
-so for warm calls it covers only the ~15 new tokens and mostly shows per-call overhead); latency is wall time of the call. Medians over the repeats.
+engine            llama.cpp's server engine in process (xllamacpp): compact-JSON grammar, slot caches
+engine, spaced    the same engine with the standard ``response_format`` (JSON with optional
+                  whitespace): what compact output saves
+previous          llama-cpp-python with the project's former set-up (one context behind a lock, RAM
+                  prefix cache, ``json_object`` + schema), when ``--previous-python`` names a Python
+                  that has ``llama_cpp`` installed (it runs ``bench/llm_previous.py`` there)
+
+Per request kind it prints the median wall time of all its calls, evaluated prompt tokens (the ones
+not found in a cache) and generated tokens per role, and for the guide answer the time to its first
+streamed piece. Threads: ``CHOPS_LOCAL_THREADS`` (default 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from typing import Literal
-
-from pydantic import BaseModel, Field
+from pathlib import Path
 
 from chops.llm import LLMError, build_llm
-from chops.llm.base import load_prompt, parse_structured
-from chops.llm.chat import response_format, to_langchain
 from chops.settings import Roles, get_settings
 
-Operation = Literal["QueryLimit", "ModifyLimit", "QuerySubject", "ModifySubject", "QueryTeamLeader",
-                    "ModifyName", "QueryProblemsLeft", "AddViceLeader"]
+REQUESTS = [("system", "demo_leader", "Please change my upload limit to 40."),
+            ("guide", "demo_leader", "Can I upload answer sheets after the deadline?"),
+            ("basic_info", "demo_busy_leader", "How many problems do I still have to mark?")]
+PREVIOUS = Path(__file__).with_name("llm_previous.py")
 
 
-class Proposal(BaseModel):
-    """The structured answer: ~50 tokens of JSON."""
+def record(llm, settings) -> dict[str, list[tuple[str, list, type]]]:
+    """The model calls each demo request makes, in order (the requests run once, for real)."""
+    from apis.db import init_schema, make_engine
+    from apis.loaders import seed_demo
+    from apis.service import Api
+    from chops.pipeline import Agent
+    from chops.retrieval import GuideIndex
 
-    operation: Operation
-    Limit: int | None = None
-    SubjectIndex: int | None = Field(default=None, ge=1, le=10)
-    Name: str | None = None
-    reply: str = Field(max_length=200)
+    index = GuideIndex.load_or_build(settings.guides_dir, settings)
+    calls: list = []
+    real = llm.structured
+
+    def recording(role, messages, schema, **kw):
+        calls.append((role, list(messages), schema))
+        return real(role, messages, schema, **kw)
+
+    llm.structured = recording
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, nick, text in REQUESTS:
+            engine = make_engine(f"sqlite:///{Path(tmp) / f'{kind}.db'}")
+            init_schema(engine)
+            seed_demo(engine)
+            calls.clear()
+            Agent(Api(engine), llm, settings, index).handle(nick, text, turn_key=f"bench-llm-{kind}:1")
+            out[kind] = list(calls)
+            engine.dispose()
+    llm.structured = real
+    return out
 
 
-def _call(prov, messages) -> dict:
-    """One schema-constrained call on the raw chat model, returning llama.cpp's counters."""
-    t0 = time.perf_counter()
-    msg = prov.chat.invoke(to_langchain(messages), response_format=response_format(Proposal))
-    wall = time.perf_counter() - t0
-    parse_structured(msg.content, Proposal)  # the benchmark only counts valid answers
-    perf = msg.response_metadata["perf"]
-    usage = msg.usage_metadata
-    return {"latency_s": wall, "prompt_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
-            "evaluated": perf["n_p_eval"], "cached": usage["input_token_details"].get("cache_read", 0),
-            "pp_tok_s": perf["n_p_eval"] / (perf["t_p_eval_ms"] / 1000) if perf["t_p_eval_ms"] else float("nan"),
-            "gen_tok_s": perf["n_eval"] / (perf["t_eval_ms"] / 1000) if perf["t_eval_ms"] else float("nan")}
+def spaced_llm(llm):
+    """The same running engine reached as a plain OpenAI-compatible endpoint: the standard
+    ``response_format``, so the grammar allows whitespace (and no prompt-cache request field)."""
+    engine = llm.provider("executor").engine
+    os.environ["CHOPS_BENCH_ENGINE_KEY"] = engine.api_key
+    role = {"provider": "openai", "model": engine.config.path.stem, "base_url": engine.base_url,
+            "api_key_env": "CHOPS_BENCH_ENGINE_KEY"}
+    roles = {r: {**role, "max_tokens": get_settings().roles.get(r).max_tokens} for r in ("classifier", "executor", "verifier")}
+    return build_llm(get_settings(roles=roles))
 
 
-def _forget(llama) -> None:
-    """Make the next call cold: drop the live context's tokens and every cached prefix state."""
-    import llama_cpp
+def replay(llm, recorded: dict, repeats: int) -> dict:
+    """Replay the recorded calls; per request kind the median figures over ``repeats`` rounds."""
+    rounds: dict[str, list[dict]] = {kind: [] for kind in recorded}
+    for rnd in range(repeats + 1):  # round 0 only warms the caches
+        for kind, calls in recorded.items():
+            before = len(llm.ledger)
+            first = []
+            t0 = time.perf_counter()
+            for role, messages, schema in calls:
+                stream = kind != "system" and role == "executor"
+                llm.structured(role, messages, schema, on_delta=(lambda _p: first.append(
+                    time.perf_counter() - t0) if not first else None) if stream else None)
+            wall = time.perf_counter() - t0
+            if rnd:
+                rounds[kind].append(_figures(llm.ledger.records[before:], wall, first))
+    return {kind: {k: statistics.median(r[k] for r in rows) for k in rows[0]} for kind, rows in rounds.items()}
 
-    llama.reset()
-    llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=llama.cache.capacity_bytes))
+
+def _figures(recs, wall: float, first: list[float]) -> dict:
+    fig = {"calls": len(recs), "latency_s": round(wall, 2),
+           "first_piece_s": round(first[0], 2) if first else 0.0}
+    for rec in recs:
+        evaluated = (rec.prompt_tokens or 0) - (rec.cached_tokens or 0)
+        fig[f"{rec.role}_eval"] = fig.get(f"{rec.role}_eval", 0) + evaluated
+        fig[f"{rec.role}_gen"] = fig.get(f"{rec.role}_gen", 0) + (rec.completion_tokens or 0)
+    return fig
 
 
-def run(repeats: int) -> dict:
-    """Run the three scenarios ``repeats`` times each; the medians per scenario."""
-    llm = build_llm(get_settings(roles=Roles()))
-    prov = llm.provider("executor")
-    t0 = time.perf_counter()
-    prov.model_ref.load()
-    load_s = time.perf_counter() - t0
-    llama = prov.model_ref._llama
-    system = load_prompt("bench_llm_system").strip()
-    questions = [q for q in load_prompt("bench_llm_questions").splitlines() if q.strip()]
-    other = [("system", load_prompt("llm_ping_system").strip()), ("user", load_prompt("llm_ping_user").strip())]
-    rows: dict[str, list[dict]] = {"cold": [], "warm": [], "alternate": []}
-    for i in range(repeats):
-        q = [questions[(3 * i + k) % len(questions)] for k in range(3)]
-        with prov.model_ref.lock:
-            _forget(llama)
-        rows["cold"].append(_call(prov, [("system", system), ("user", q[0])]))
-        rows["warm"].append(_call(prov, [("system", system), ("user", q[1])]))
-        prov.chat.invoke(to_langchain(other))  # another role's prompt replaces the live context
-        rows["alternate"].append(_call(prov, [("system", system), ("user", q[2])]))
-    summary = {"model": str(prov.model_ref.path.name), "threads": prov.model_ref.n_threads,
-               "load_s": round(load_s, 2), "repeats": repeats}
-    for name, calls in rows.items():
-        summary[name] = {key: round(statistics.median(c[key] for c in calls), 2) for key in calls[0]}
-    return summary
+def previous(python: str, recorded: dict, repeats: int, settings) -> dict:
+    """The same replay on llama-cpp-python, run by ``bench/llm_previous.py`` in another interpreter."""
+    from chops.llm.chat import response_format
+
+    job = {"model": str(settings.model_path), "threads": settings.local_threads, "repeats": repeats,
+           "requests": {kind: [{"role": role, "messages": messages, "response_format": response_format(schema),
+                                "max_tokens": settings.roles.get(role).max_tokens} for role, messages, schema in calls]
+                        for kind, calls in recorded.items()}}
+    done = subprocess.run([python, str(PREVIOUS)], input=json.dumps(job), capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the benchmark table (or JSON)."""
+    """Print the side-by-side table (or JSON)."""
     ap = argparse.ArgumentParser(prog="python -m bench.llm", description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--previous-python", default=None, help="a Python with llama_cpp, for the former engine")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    settings = get_settings(roles=Roles())
     try:
-        summary = run(args.repeats)
+        llm = build_llm(settings)
+        t0 = time.perf_counter()
+        llm.load()
+        load_s = time.perf_counter() - t0
+        recorded = record(llm, settings)
+        results = {"engine": replay(llm, recorded, args.repeats),
+                   "engine, spaced": replay(spaced_llm(llm), recorded, args.repeats)}
     except LLMError as exc:
         print(f"benchmark needs the local model: {exc}", file=sys.stderr)
         return 1
+    llm.close()
+    if args.previous_python:
+        results["previous"] = previous(args.previous_python, recorded, args.repeats, settings)
+    meta = {"model": settings.model_path.name, "threads": settings.local_threads, "load_s": round(load_s, 1),
+            "repeats": args.repeats, "load_average": [round(x, 1) for x in os.getloadavg()]}
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print(json.dumps({"meta": meta, "results": results}, indent=2))
         return 0
-    print(f"{summary['model']}  threads={summary['threads']}  load {summary['load_s']} s  "
-          f"medians of {summary['repeats']}")
-    print(f"{'scenario':<10} {'prompt tok':>10} {'evaluated':>9} {'cached':>6} {'pp tok/s':>8} "
-          f"{'out tok':>7} {'gen tok/s':>9} {'latency s':>9}")
-    for name in ("cold", "warm", "alternate"):
-        r = summary[name]
-        print(f"{name:<10} {r['prompt_tokens']:>10} {r['evaluated']:>9} {r['cached']:>6} {r['pp_tok_s']:>8} "
-              f"{r['output_tokens']:>7} {r['gen_tok_s']:>9} {r['latency_s']:>9}")
+    print(f"{meta['model']}  threads={meta['threads']}  engine load {meta['load_s']} s  medians of "
+          f"{meta['repeats']} warm rounds  load average {meta['load_average']}")
+    head = f"{'set-up':<15} {'request':<10} {'calls':>5} {'latency s':>9} {'1st piece s':>11}"
+    roles = ("classifier", "executor", "verifier")
+    print(head + "".join(f" {r[:5] + ' eval/gen':>15}" for r in roles))
+    for setup, kinds in results.items():
+        for kind, fig in kinds.items():
+            cols = "".join(f" {fig.get(f'{r}_eval', 0):>7.0f}/{fig.get(f'{r}_gen', 0):<7.0f}" for r in roles)
+            print(f"{setup:<15} {kind:<10} {fig['calls']:>5.0f} {fig['latency_s']:>9} {fig['first_piece_s']:>11}{cols}")
     return 0
 
 

@@ -34,6 +34,8 @@ class RoleSettings(BaseModel):
     temperature: float = 0.0
     max_tokens: int = 512
     timeout_s: float = 120.0
+    llama_cpp: bool = Field(default=False, description="the endpoint is a llama.cpp server (e.g. `chops model "
+                            "serve`): ask for compact JSON and prompt caching; the local provider always is")
     price_in_per_m: float | None = Field(default=None, description="USD per 1M input tokens; None = known price or 0")
     price_out_per_m: float | None = Field(default=None, description="USD per 1M output tokens; None = known price or 0")
 
@@ -94,8 +96,12 @@ class Settings(BaseSettings):
 
     # --- models --------------------------------------------------------------------
     local_model_path: Path | None = Field(default=None, description="a GGUF file; default: the installed model")
-    local_threads: int = 2
-    local_context: int = 4096
+    local_threads: int = Field(default=2, ge=1, description="CPU threads of the embedded engine")
+    local_context: int = Field(default=4096, ge=512, description="tokens of context per engine slot")
+    local_slots: int = Field(default=8, ge=1, description="engine slots: cached prompts and concurrent calls "
+                             "(7 static prompt heads in the default architecture, plus one)")
+    warm_on_start: bool = Field(default=True, description="the service loads the local model and caches every "
+                                "prompt head before /readyz says ready")
     roles: Roles = Roles()
 
     # --- pipeline ------------------------------------------------------------------

@@ -48,9 +48,10 @@ class CaseLLM:
     def __init__(self, llm: Any, ledger: Any):
         self._llm, self.ledger = llm, ledger
 
-    def structured(self, role, messages, schema, *, ledger=None):  # noqa: ANN001 - the LLM seam
+    def structured(self, role, messages, schema, *, ledger=None, on_delta=None):  # noqa: ANN001 - the LLM seam
         """``LLM.structured``, recorded."""
-        return self._llm.structured(role, messages, schema, ledger=_TeeLedger(ledger, self.ledger))
+        return self._llm.structured(role, messages, schema, ledger=_TeeLedger(ledger, self.ledger),
+                                    on_delta=on_delta)
 
     def text(self, role, messages, *, ledger=None):  # noqa: ANN001
         """``LLM.text``, recorded."""

@@ -89,13 +89,13 @@ def db_url(request) -> str:
 @pytest.fixture(autouse=True)
 def _real_llm_off(request, monkeypatch):
     """The real local model loads only in tests marked ``local_model``; elsewhere use ScriptedLLM."""
-    from chops.llm import local_provider
+    from chops.llm import engine
 
     marked = request.node.get_closest_marker("local_model") is not None
     if "local_llm" in request.fixturenames and not marked:
         pytest.fail("a test using the local_llm fixture must be marked @pytest.mark.local_model", pytrace=False)
     if not marked:
-        monkeypatch.setattr(local_provider, "LOAD_ALLOWED", False)
+        monkeypatch.setattr(engine, "LOAD_ALLOWED", False)
 
 
 @pytest.fixture(scope="session")
@@ -109,7 +109,7 @@ def local_llm():
 
     llm = build_llm(get_settings(roles=Roles()))  # all roles local, whatever the environment says
     try:
-        llm.provider("executor").model_ref.load()
+        llm.load()
     except LLMError as exc:
         pytest.fail(f"the local model is required here: {exc}", pytrace=False)
     return llm

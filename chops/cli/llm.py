@@ -36,6 +36,33 @@ def model_install(force: bool) -> None:
         click.echo(f"model installed: {result.path} ({result.size:,} bytes, sha256 verified)")
 
 
+@model.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8081, show_default=True, help="Port to listen on.")
+@click.option("--api-key-env", default="CHOPS_MODEL_API_KEY", show_default=True,
+              help="Environment variable holding the key clients must send (unset: no key required).")
+def model_serve(host: str, port: int, api_key_env: str) -> None:
+    """Serve the local model as an OpenAI-compatible endpoint (llama.cpp's server engine), so several
+    service workers or machines share one model: point their roles at it with
+    CHOPS_ROLES__<ROLE>__PROVIDER=openai, __BASE_URL=http://HOST:PORT/v1 and __LLAMA_CPP=true."""
+    import os
+    from dataclasses import replace
+
+    from chops.llm import LLMError
+    from chops.llm.engine import serve_forever
+    from chops.llm.factory import engine_for
+    from chops.settings import get_settings
+
+    key = os.environ.get(api_key_env, "")
+    if not key and host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: serving on {host} without a key; set {api_key_env}", err=True)
+    config = replace(engine_for(get_settings()).config, host=host, port=port, api_key=key)
+    try:
+        serve_forever(config)
+    except LLMError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 @click.group()
 def llm() -> None:
     """Talk to the configured models."""
@@ -61,17 +88,15 @@ def ping(roles: tuple[str, ...]) -> None:
     llm_ = build_llm(get_settings())
     messages = [("system", load_prompt("llm_ping_system").strip()), ("user", load_prompt("llm_ping_user").strip())]
     failures = 0
-    loaded: set[int] = set()
     for role in roles or ROLES:
         prov = llm_.provider(role)
         label = f"{role:<10} {prov.name:<8} {prov.model}"
         try:
-            shared = getattr(prov, "model_ref", None)
-            if shared is not None and id(shared) not in loaded:  # report loading apart from the call
+            engine = getattr(prov, "engine", None)
+            if engine is not None and not engine.started:  # report loading apart from the call
                 t0 = time.perf_counter()
-                shared.load()
-                loaded.add(id(shared))
-                click.echo(f"loaded {shared.path.name} in {time.perf_counter() - t0:.1f} s")
+                engine.start()
+                click.echo(f"loaded {engine.config.path.name} in {time.perf_counter() - t0:.1f} s")
             before = len(llm_.ledger)
             reply = llm_.structured(role, messages, Pong)
         except LLMError as exc:

@@ -30,6 +30,7 @@ class CallRecord(BaseModel):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     latency_s: float = 0.0
+    first_token_s: float | None = None  # streamed calls: seconds until the first piece of text
     cost_usd: float = 0.0
     cache_hit: bool | None = None
     cached_tokens: int | None = None  # prompt tokens reused from a prefix cache, when known

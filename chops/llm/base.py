@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from string import Template
 from typing import Protocol, TypeVar
@@ -33,7 +33,7 @@ class LLMError(Exception):
     """A model call failed. ``code`` is stable for callers and the API:
 
     ``timeout``, ``unreachable``, ``server_error``, ``rate_limited``, ``auth``, ``bad_request``,
-    ``invalid_output`` (twice not valid for the schema), ``not_installed`` (local model file missing),
+    ``invalid_output`` (twice not valid for the schema), ``not_installed`` (local model file or engine missing),
     ``disabled`` (real local model switched off in tests), ``unknown_role``, ``no_api_key``,
     ``provider_error`` (anything else).
     """
@@ -69,8 +69,10 @@ class Provider(Protocol):
     model: str
     prices: tuple[float, float]
 
-    def complete(self, role: str, messages: list[Message], schema: type[BaseModel] | None) -> Completion:
-        """Send ``messages``; with ``schema``, constrain the reply to its JSON schema. Raises LLMError."""
+    def complete(self, role: str, messages: list[Message], schema: type[BaseModel] | None,
+                 on_delta: Callable[[str], None] | None = None) -> Completion:
+        """Send ``messages``; with ``schema``, constrain the reply to its JSON schema; with ``on_delta``,
+        stream: hand each piece of the reply text to it as it is generated. Raises LLMError."""
         ...
 
 
@@ -117,16 +119,17 @@ class LLM:
             raise LLMError("unknown_role", f"no model configured for role {role!r}", role=role) from None
 
     def structured(self, role: str, messages: list[Message], schema: type[T], *,
-                   ledger: Ledger | None = None) -> T:
+                   ledger: Ledger | None = None, on_delta: Callable[[str], None] | None = None) -> T:
         """Ask ``role``'s model for an instance of ``schema``.
 
         The provider constrains decoding to the schema; a reply that still fails pydantic validation
         is retried once with the validation errors appended, then ``LLMError("invalid_output")``.
         Every attempt is one ``CallRecord`` (both marked ``retried`` when a retry happened).
+        ``on_delta`` receives the raw JSON text of the first attempt as it streams.
         """
         msgs = _check_messages(messages)
         prov = self.provider(role)
-        comp, rec = self._attempt(role, prov, msgs, schema, ledger=ledger)
+        comp, rec = self._attempt(role, prov, msgs, schema, ledger=ledger, on_delta=on_delta)
         try:
             result = parse_structured(comp.text, schema)
         except ValidationError as first:
@@ -154,6 +157,27 @@ class LLM:
         self._record(rec, ledger)
         return comp.text
 
+    @property
+    def warmable(self) -> bool:
+        """Whether any role's provider keeps prompt caches worth warming (the embedded engine)."""
+        return any(hasattr(p, "warm") for p in self.providers.values())
+
+    def load(self) -> None:
+        """Start every embedded engine now. Call it from the main thread: see ``chops.llm.engine``."""
+        for prov in {id(p): p for p in self.providers.values()}.values():
+            engine = getattr(prov, "engine", None)
+            if engine is not None:
+                engine.start()
+
+    def warm(self, role: str, system: str) -> bool:
+        """Have ``role``'s engine cache the static prompt head ``system`` (providers that keep prompt
+        caches; others ignore it). True when something was warmed. Raises ``LLMError``."""
+        warm = getattr(self.provider(role), "warm", None)
+        if warm is None:
+            return False
+        warm(system)
+        return True
+
     def close(self) -> None:
         """Release provider resources (the local model); the LLM is unusable afterwards."""
         for prov in {id(p): p for p in self.providers.values()}.values():
@@ -163,12 +187,19 @@ class LLM:
 
     # --- internals -----------------------------------------------------------------------
     def _attempt(self, role: str, prov: Provider, msgs: list[Message], schema: type[BaseModel] | None,
-                 *, ledger: Ledger | None = None, retried: bool = False) -> tuple[Completion, CallRecord]:
+                 *, ledger: Ledger | None = None, retried: bool = False,
+                 on_delta: Callable[[str], None] | None = None) -> tuple[Completion, CallRecord]:
         """One provider call; on failure the attempt is recorded and the error raised as LLMError."""
         chars_in = sum(len(c) for _, c in msgs)
         t0 = time.perf_counter()
+        first: list[float] = []  # seconds to the first streamed piece (time to first token)
+
+        def timed(piece: str) -> None:
+            if not first:
+                first.append(time.perf_counter() - t0)
+            on_delta(piece)
         try:
-            comp = prov.complete(role, msgs, schema)
+            comp = prov.complete(role, msgs, schema, timed if on_delta else None)
         except (LLMError, AssertionError) as exc:
             # AssertionError = a scripted test double that ran out of replies: must fail loudly as is.
             self._record(CallRecord(role=role, provider=prov.name, model=prov.model, chars_in=chars_in,
@@ -187,7 +218,8 @@ class LLM:
             chars_out=len(comp.text), prompt_tokens=comp.prompt_tokens,
             completion_tokens=comp.completion_tokens, latency_s=latency,
             cost_usd=cost_usd(prov.prices, comp.prompt_tokens, comp.completion_tokens, chars_in, len(comp.text)),
-            cache_hit=comp.cache_hit, cached_tokens=comp.cached_tokens, retried=retried)
+            cache_hit=comp.cache_hit, cached_tokens=comp.cached_tokens, retried=retried,
+            first_token_s=first[0] if first else None)
         return comp, rec
 
     def _record(self, rec: CallRecord, ledger: Ledger | None) -> None:

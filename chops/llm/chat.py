@@ -1,14 +1,18 @@
-"""The adapter shared by every real provider: a langchain chat model behind ``Provider.complete``.
+"""The one provider code path: OpenAI-style chat completions through ``langchain-openai``'s ``ChatOpenAI``.
 
-Both real providers are langchain ``BaseChatModel``s (``ChatOpenAI``; our ``ChatLlamaCppLocal``)
-that accept an OpenAI-style ``response_format`` and report ``usage_metadata``; this module turns
-our ``Message`` tuples into langchain messages and the reply into a ``Completion``.
+Every real provider is an OpenAI-compatible endpoint: OpenAI itself, vLLM, Ollama, a llama.cpp
+server started by ``chops model serve``, or the embedded engine (``chops.llm.engine``), which is a
+llama.cpp server inside this process. ``ChatProvider`` turns our ``Message`` tuples into a request,
+asks for the schema as ``response_format`` (json_schema), optionally streams, and turns the reply
+and its usage into a ``Completion``. Subclasses only say where the endpoint is (``endpoint``).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
@@ -16,6 +20,31 @@ from chops.llm.base import Completion, LLMError, Message
 from chops.settings import RoleSettings
 
 _LC_TYPES = {"system": "SystemMessage", "user": "HumanMessage", "assistant": "AIMessage"}
+# llguidance (the grammar engine of llama.cpp's server here) reads this schema extension: JSON with no
+# optional whitespace, so the model spends no tokens on newlines and indentation (a classifier
+# decision: 18 tokens -> 9). The server applies it only to a ``grammar``, not to ``response_format``.
+_COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
+
+
+@dataclass
+class Endpoint:
+    """Where and how to reach an OpenAI-compatible chat-completions API."""
+
+    base_url: str | None  # None: api.openai.com
+    api_key: str
+    llama_cpp: bool = False  # llama.cpp's server (with llguidance): compact-JSON grammar, prompt cache
+    extra_body: dict = field(default_factory=dict)
+
+    def structure(self, schema: type[BaseModel]) -> dict:
+        """Request fields that constrain the reply to ``schema``: the standard ``response_format``,
+        or for llama.cpp a compact-JSON llguidance ``grammar`` (sent in the request's extra body)."""
+        if not self.llama_cpp:
+            return {"response_format": response_format(schema)}
+        body = copy.deepcopy(schema.model_json_schema())
+        _closed(body)
+        body["x-guidance"] = dict(_COMPACT_JSON)
+        grammar = "%llguidance {}\nstart: %json " + json.dumps(body, separators=(",", ":"))
+        return {"extra_body": {**self.extra_body, "grammar": grammar}}
 
 
 def to_langchain(messages: list[Message]) -> list:
@@ -48,8 +77,28 @@ def response_format(schema: type[BaseModel]) -> dict:
     """
     body = copy.deepcopy(schema.model_json_schema())
     strict = _closed(body)
-    return {"type": "json_schema",
-            "json_schema": {"name": schema.__name__, "schema": body, "strict": strict}}
+    return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": body, "strict": strict}}
+
+
+def translate_openai_error(exc: Exception) -> LLMError | None:
+    """An ``LLMError`` with a stable code for an ``openai`` (or langchain-wrapped) exception."""
+    import openai
+
+    chain, seen = [], exc
+    while seen is not None and len(chain) < 5:  # langchain re-raises its own types `from` openai's
+        chain.append(seen)
+        seen = seen.__cause__
+    for e in chain:
+        if isinstance(e, openai.APITimeoutError):
+            return LLMError("timeout", f"the endpoint did not answer in time: {e}")
+        if isinstance(e, openai.APIConnectionError):
+            return LLMError("unreachable", f"cannot reach the endpoint: {e}")
+        if isinstance(e, openai.APIStatusError):
+            status = e.status_code
+            code = ("auth" if status in (401, 403) else "rate_limited" if status == 429
+                    else "server_error" if status >= 500 else "bad_request")
+            return LLMError(code, f"HTTP {status} from the endpoint: {e.message}")
+    return None
 
 
 def _text_of(content: object) -> str:
@@ -60,42 +109,78 @@ def _text_of(content: object) -> str:
     return str(content)
 
 
-class ChatModelProvider:
-    """One role's view of a langchain chat model: ``complete`` → ``Completion``."""
+class ChatProvider:
+    """One role's view of an OpenAI-compatible endpoint: ``complete`` → ``Completion``.
 
-    def __init__(self, name: str, chat_model, settings: RoleSettings,
-                 translate_error: Callable[[Exception], LLMError | None]):
-        """``translate_error`` maps a provider library exception to an ``LLMError`` (None: unknown)."""
-        self.name = name
+    The ``ChatOpenAI`` client is built on the first call, from ``endpoint()``, so building a provider
+    connects to nothing (and the embedded engine starts only when a role first needs it).
+    """
+
+    name = "openai"
+
+    def __init__(self, settings: RoleSettings):
+        """Decoding settings (model, temperature, token limit, timeout, prices) of one role."""
         self.model = settings.model
         self.prices = settings.prices()
         self.settings = settings
-        self.chat = chat_model
-        self._translate = translate_error
+        self._chat = None
+        self._endpoint: Endpoint | None = None
 
-    def complete(self, role: str, messages: list[Message], schema: type[BaseModel] | None) -> Completion:
-        """Invoke the chat model, with the schema as ``response_format`` when one is given."""
-        kwargs = {"response_format": response_format(schema)} if schema is not None else {}
+    def endpoint(self) -> Endpoint:
+        """Where the endpoint is; may start it (the embedded engine). Raises ``LLMError``."""
+        raise NotImplementedError
+
+    def _client(self):
+        if self._chat is None:
+            from langchain_openai import ChatOpenAI
+
+            ep = self._endpoint = self.endpoint()
+            s = self.settings
+            self._chat = ChatOpenAI(
+                model=s.model, base_url=ep.base_url, api_key=ep.api_key, temperature=s.temperature,
+                max_tokens=s.max_tokens, timeout=s.timeout_s, stream_usage=True,
+                max_retries=0,  # retries are a policy decision of the caller, not hidden latency
+                extra_body=ep.extra_body or None)
+        return self._chat
+
+    def complete(self, role: str, messages: list[Message], schema: type[BaseModel] | None,
+                 on_delta: Callable[[str], None] | None = None) -> Completion:
+        """Send ``messages`` (with ``schema`` as ``response_format``); ``on_delta`` streams the text."""
         try:
-            reply = self.chat.invoke(to_langchain(messages), **kwargs)
+            chat = self._client()
+            kwargs = self._endpoint.structure(schema) if schema is not None else {}
+            lc_messages = to_langchain(messages)
+            reply = chat.invoke(lc_messages, **kwargs) if on_delta is None else \
+                self._stream(chat, lc_messages, kwargs, on_delta)
         except LLMError as exc:
             exc.role, exc.provider = exc.role or role, exc.provider or self.name
             raise
         except Exception as exc:
-            err = self._translate(exc)
+            err = translate_openai_error(exc)
             if err is None:
                 raise
             err.role, err.provider = role, self.name
             raise err from exc
         usage = reply.usage_metadata or {}
-        details = usage.get("input_token_details") or {}
-        cached = details.get("cache_read")
-        meta = reply.response_metadata or {}
+        cached = (usage.get("input_token_details") or {}).get("cache_read")
         return Completion(
             text=_text_of(reply.content),
-            model=meta.get("model_name") or self.model,
+            model=(reply.response_metadata or {}).get("model_name") or self.model,
             prompt_tokens=usage.get("input_tokens"),
             completion_tokens=usage.get("output_tokens"),
             cache_hit=None if cached is None else cached > 0,
             cached_tokens=cached,
         )
+
+    @staticmethod
+    def _stream(chat, lc_messages: list, kwargs: dict, on_delta: Callable[[str], None]):
+        """Stream the reply, handing each text piece to ``on_delta``; returns the whole message."""
+        whole = None
+        for chunk in chat.stream(lc_messages, **kwargs):
+            piece = _text_of(chunk.content)
+            if piece:
+                on_delta(piece)
+            whole = chunk if whole is None else whole + chunk
+        if whole is None:
+            raise LLMError("server_error", "the endpoint streamed no reply")
+        return whole

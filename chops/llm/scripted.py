@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from chops.llm.base import LLM, Completion, Message, dumps_reply
 
+STREAM_PIECE = 4  # characters per streamed piece: about one token of a real model
 Reply = BaseModel | dict | str | Exception | Callable[[list[Message], "type[BaseModel] | None"], Any]
 
 
@@ -45,8 +46,11 @@ class ScriptedProvider:
         with self._lock:
             return {role: len(q) for role, q in self._queues.items() if q}
 
-    def complete(self, role: str, messages: list[Message], schema: type[BaseModel] | None) -> Completion:
-        """Pop the next reply of ``role``: raise it (an Exception), call it (a callable), or return it."""
+    def complete(self, role: str, messages: list[Message], schema: type[BaseModel] | None,
+                 on_delta: Callable[[str], None] | None = None) -> Completion:
+        """Pop the next reply of ``role``: raise it (an Exception), call it (a callable), or return it.
+
+        With ``on_delta`` the reply text is also streamed to it in pieces of a few characters."""
         with self._lock:
             self.calls.append((role, list(messages), schema))
             queue = self._queues.get(role)
@@ -59,7 +63,11 @@ class ScriptedProvider:
             reply = reply(list(messages), schema)
         if isinstance(reply, BaseException):
             raise reply
-        return Completion(text=dumps_reply(reply), model=self.model)
+        text = dumps_reply(reply)
+        if on_delta is not None:
+            for start in range(0, len(text), STREAM_PIECE):
+                on_delta(text[start:start + STREAM_PIECE])
+        return Completion(text=text, model=self.model)
 
 
 class ScriptedLLM(LLM):

@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from apis.outcomes import Outcome
+from apis.registry import operation_lines
 from chops.llm import LLM, LLMError
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.executor import Executor
-from chops.pipeline.prompting import fragment
+from chops.pipeline.prompting import fragment, system_part
 from chops.pipeline.replies import answer_reply, operation_reply, read_reply
 from chops.pipeline.results import TurnRecord, TurnResult
 from chops.pipeline.retrieval import Retriever
@@ -38,18 +39,39 @@ class Agent:
                  store: Any | None = None) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``store`` (a
         ``ConversationStore``) queues approvals and reads policies, default: over ``api.engine``."""
-        from apis.registry import OPERATIONS, operation_lines
+        from apis.registry import OPERATIONS
 
         self.api, self.llm, self.settings = api, llm, settings
         self._store = store
         self.operations = OPERATIONS
-        ops_text = "\n".join(operation_lines())
+        ops_text = self.operations_text = "\n".join(operation_lines())
         self.retriever = Retriever(index, settings)
         arch = settings.architecture
         self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1)
         self.executor = Executor(llm, api, self.retriever, OPERATIONS, ops_text)
         self.verifier = Verifier(llm, settings) if arch.startswith("cev") else None
         self.chooser = Chooser(llm)
+
+    def static_heads(self) -> list[tuple[str, str]]:
+        """(role, static system prompt) of every prompt this architecture sends, in call order."""
+        ops = {"operations": self.operations_text}
+        arch = self.settings.architecture
+        if arch == "executor_only":
+            return [("executor", system_part("pipeline_execute_only", ops))]
+        classify = ([("classifier", system_part("pipeline_classify_level1")),
+                     ("classifier", system_part("pipeline_classify_level2", ops))] if arch == "cev_2level"
+                    else [("classifier", system_part("pipeline_classify_onelevel", ops))])
+        execute = [("executor", system_part("pipeline_execute_system", ops)),
+                   ("executor", system_part("pipeline_execute_guide")),
+                   ("executor", system_part("pipeline_execute_profile"))]
+        verify = [("verifier", system_part("pipeline_verify_operation")),
+                  ("verifier", system_part("pipeline_verify_answer"))] if self.verifier else []
+        return classify + execute + verify
+
+    def warm(self) -> int:
+        """Load the model and cache every static prompt head (the service does this before it says
+        ready, so the first user does not pay for it). Returns how many heads were warmed."""
+        return sum(self.llm.warm(role, text) for role, text in self.static_heads())
 
     @property
     def store(self) -> Any:

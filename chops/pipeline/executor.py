@@ -7,9 +7,11 @@ words before the Api runs it — as a dry run for a write, normally for a read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from chops.llm import LLM
+from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.prompting import messages
@@ -42,7 +44,7 @@ class Executor:
         msgs = messages("pipeline_execute_profile", history=ctx.history_section(),
                         feedback=ctx.feedback_section(), profile=ctx.profile_text(), request=ctx.text)
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
-            "executor", msgs, ProfileAnswer, ledger=lg), route="basic_info")
+            "executor", msgs, ProfileAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="basic_info")
         step["answer"] = out.answer
         return Candidate(iteration=ctx.trace.iteration, route="basic_info", answer=out.answer)
 
@@ -53,7 +55,7 @@ class Executor:
         msgs = messages("pipeline_execute_guide", history=ctx.history_section(), feedback=ctx.feedback_section(),
                         profile=ctx.profile_text(), chunks=rendered, request=ctx.text)
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
-            "executor", msgs, GuideAnswer, ledger=lg), route="guide")
+            "executor", msgs, GuideAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="guide")
         source = chunks[out.source - 1] if 1 <= out.source <= len(chunks) else None
         step.update(answer=out.answer, source=_cite(source))
         return Candidate(iteration=ctx.trace.iteration, route="guide", answer=out.answer, source=source)
@@ -96,6 +98,14 @@ class Executor:
                     diff=[c.model_dump() for c in result.diff])
         return Candidate(iteration=ctx.trace.iteration, route="system", operation=name, proposed_args=proposed,
                          args=args, dropped=dropped, writes=writes, result=result)
+
+
+def _answer_stream(ctx: TurnContext) -> Callable[[str], None] | None:
+    """With a listener (the SSE stream), the answer's words go out as ``delta`` events while the
+    model writes them; the reply event that follows verification is still the one that counts."""
+    if not ctx.trace.listening:
+        return None
+    return JsonStringField("answer", lambda text: ctx.trace.emit("delta", {"text": text})).feed
 
 
 def _cite(chunk: Any | None) -> dict | None:

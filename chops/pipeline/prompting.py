@@ -47,9 +47,13 @@ def messages(name: str, *, static: dict[str, str] | None = None, **dynamic: obje
     ``static`` fills the system part (must not vary per request, e.g. the operation list);
     ``dynamic`` fills the user part. A missing placeholder is a ``KeyError`` (a bug, not a prompt).
     """
-    system, user = _parts(name)
-    return [("system", system.substitute(static or {})),
-            ("user", user.substitute({k: str(v) for k, v in dynamic.items()}))]
+    return [("system", system_part(name, static)),
+            ("user", _parts(name)[1].substitute({k: str(v) for k, v in dynamic.items()}))]
+
+
+def system_part(name: str, static: dict[str, str] | None = None) -> str:
+    """The static system part of ``prompts/<name>.txt`` (what an engine keeps cached per role)."""
+    return _parts(name)[0].substitute(static or {})
 
 
 def section(key: str, lines: list[str]) -> str:

@@ -29,6 +29,11 @@ class Trace:
         self._on_event = on_event
         self._t0 = time.perf_counter()
 
+    @property
+    def listening(self) -> bool:
+        """Whether someone receives progress events (worth streaming answers to)."""
+        return self._on_event is not None
+
     def emit(self, name: str, payload: dict[str, Any]) -> None:
         """Send a progress event; a failing listener must not break the user's turn."""
         if self._on_event is None:

@@ -40,6 +40,7 @@ class Services:
     store: Any
     metrics: Metrics
     secret: str  # HMAC key of user and conversation tokens
+    warm: "Warmup | None" = None
     conversation_locks: dict[str, threading.Lock] = field(default_factory=dict)
     locks_guard: threading.Lock = field(default_factory=threading.Lock)
 
@@ -53,6 +54,43 @@ class Services:
                         del self.conversation_locks[key]
                 lock = self.conversation_locks[conversation_id] = threading.Lock()
             return lock
+
+
+class Warmup:
+    """Loads the local model from the main thread, then caches the prompt heads in the background."""
+
+    def __init__(self, agent: Any):
+        """Start now: the engine synchronously (its signal handlers must be undone in the main
+        thread), the per-role prompt heads in a daemon thread."""
+        self.done = threading.Event()
+        self.error: str | None = None
+        self.heads = 0
+        try:
+            agent.llm.load()
+        except Exception as exc:  # noqa: BLE001 - reported by /readyz, the app still serves
+            self._failed(exc)
+            return
+        threading.Thread(target=self._run, args=(agent,), name="chops-warmup", daemon=True).start()
+
+    def _run(self, agent: Any) -> None:
+        try:
+            self.heads = agent.warm()
+        except Exception as exc:  # noqa: BLE001
+            self._failed(exc)
+        self.done.set()
+
+    def _failed(self, exc: Exception) -> None:
+        log.error("model warm-up failed: %s", exc)
+        self.error = f"{type(exc).__name__}: {exc}"
+        self.done.set()
+
+    def status(self) -> dict:
+        """{"ok": bool, "detail": str} for /readyz."""
+        if not self.done.is_set():
+            return {"ok": False, "detail": "warming up the model"}
+        if self.error:
+            return {"ok": False, "detail": self.error}
+        return {"ok": True, "detail": f"{self.heads} prompt heads cached"}
 
 
 def services() -> Services:
@@ -98,9 +136,11 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     api = Api(engine)
     store = ConversationStore(engine, api=api)
     secret = _token_secret(settings)
-    svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api,
-                   agent=Agent(api, llm, settings, index, store=store), store=store,
+    agent = Agent(api, llm, settings, index, store=store)
+    svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api, agent=agent, store=store,
                    metrics=Metrics(), secret=secret)
+    if settings.warm_on_start and getattr(llm, "warmable", False):
+        svc.warm = Warmup(agent)
 
     app = Flask(__name__)
     # The console session key is derived from the token secret, so one leaked cookie key cannot

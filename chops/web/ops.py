@@ -50,10 +50,11 @@ def _check_provider(prov) -> tuple[bool, str]:
     if prov.name == "scripted":
         return True, "scripted"
     if prov.name == "local":
-        path = prov.model_ref.path
-        return (path.is_file(), f"model file {path}" + ("" if path.is_file() else " missing"))
-    if getattr(prov, "missing_key", False):
-        return False, "no API key"
+        path = prov.engine.config.path
+        if not path.is_file():
+            return False, f"model file {path} missing"
+        return True, f"model {path.name} " + ("loaded" if prov.engine.started else "loads on first use")
+    prov.endpoint()  # an OpenAI-compatible role without its API key raises LLMError("no_api_key") here
     return _tcp_reachable(getattr(prov.settings, "base_url", None) if hasattr(prov, "settings") else None)
 
 
@@ -83,6 +84,8 @@ def readyz():
     """200 when the database answers and every role's model is reachable, else 503 with details."""
     svc = services()
     checks = {"database": _check_database(svc.engine), "model": _check_model(svc.llm)}
+    if svc.warm is not None:
+        checks["warmup"] = svc.warm.status()
     ready = all(c["ok"] for c in checks.values())
     resp = jsonify(status="ready" if ready else "not_ready", checks=checks)
     resp.status_code = 200 if ready else 503

@@ -47,3 +47,62 @@ def test_verifier_shape_with_bounded_integer(local_llm):
         "verifier", [("system", "Rate from 1 to 10 how well the answer fits the question. Reply with JSON."),
                      ("user", "Question: what is 2+2? Answer: 4")], Verdict)
     assert 1 <= verdict.score <= 10 and verdict.reason
+
+
+def test_replies_are_compact_json_and_a_streamed_answer_arrives_in_pieces(local_llm):
+    import json
+
+    from chops.llm.streaming import JsonStringField
+    from chops.pipeline.schemas import GuideAnswer
+
+    msgs = [("system", "Answer the question from the numbered excerpt. Reply with JSON."),
+            ("user", "[1] Answer sheets can be uploaded until 18:00 on the exam day.\n"
+                     "Question: Until when can I upload answer sheets?")]
+    comp = local_llm.provider("executor").complete("executor", msgs, GuideAnswer)
+    assert comp.text == json.dumps(json.loads(comp.text), separators=(",", ":"), ensure_ascii=False)
+    pieces: list[str] = []
+    out = local_llm.structured("executor", msgs, GuideAnswer, on_delta=JsonStringField("answer", pieces.append).feed)
+    assert len(pieces) >= 2 and "".join(pieces) == out.answer and "18:00" in out.answer
+    rec = local_llm.ledger.records[-1]
+    assert rec.completion_tokens and 0 < rec.first_token_s < rec.latency_s
+
+
+def test_model_serve_is_an_openai_compatible_endpoint_with_a_key(tmp_path):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from chops.llm import LLMError, build_llm
+    from chops.settings import get_settings
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "CHOPS_MODEL_API_KEY": "s3cret", "CHOPS_LOCAL_SLOTS": "2"}
+    chops = str(Path(sys.executable).with_name("chops"))
+    proc = subprocess.Popen([chops, "model", "serve", "--port", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert "serving" in proc.stdout.readline()  # printed once the model is loaded
+        role = {"provider": "openai", "model": "qwen2.5-coder-1.5b-instruct-q4_k_m", "llama_cpp": True,
+                "base_url": f"http://127.0.0.1:{port}/v1", "api_key_env": "CHOPS_TEST_SERVE_KEY"}
+        os.environ["CHOPS_TEST_SERVE_KEY"] = "s3cret"
+        llm = build_llm(get_settings(data_dir=tmp_path, roles={"executor": role}))
+        out = llm.structured("executor", [("system", SYSTEM), ("user", "Set my upload limit to 40.")], Proposal)
+        assert out.operation == "ModifyLimit" and out.limit == 40
+        os.environ["CHOPS_TEST_SERVE_KEY"] = "wrong"
+        with pytest.raises(LLMError) as err:
+            build_llm(get_settings(data_dir=tmp_path, roles={"executor": role})).structured(
+                "executor", [("user", "hi")], Proposal)
+        assert err.value.code == "auth"
+        proc.send_signal(signal.SIGTERM)
+        t0 = time.monotonic()
+        assert proc.wait(timeout=30) == 0 and time.monotonic() - t0 < 30
+    finally:
+        os.environ.pop("CHOPS_TEST_SERVE_KEY", None)
+        if proc.poll() is None:
+            proc.kill()

@@ -8,8 +8,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from chops.llm import LLMError, build_llm
-from chops.llm.chat import response_format, to_langchain
-from chops.llm.local_provider import llama_response_format
+from chops.llm.chat import Endpoint, response_format, to_langchain
 from chops.settings import get_settings
 
 
@@ -37,10 +36,19 @@ def test_json_schema_format_closes_objects_and_is_strict_only_when_all_required(
     assert "additionalProperties" not in AllRequired.model_json_schema()  # the model's own schema is untouched
 
 
-def test_llama_format_carries_the_same_schema():
-    fmt = response_format(WithDefault)
-    assert llama_response_format(fmt) == {"type": "json_object", "schema": fmt["json_schema"]["schema"]}
-    assert llama_response_format(None) is None
+def test_llama_cpp_endpoint_gets_a_compact_json_grammar_of_the_same_schema():
+    import json
+
+    ep = Endpoint(base_url="http://127.0.0.1:1/v1", api_key="k", llama_cpp=True, extra_body={"cache_prompt": True})
+    fields = ep.structure(AllRequired)
+    assert set(fields) == {"extra_body"} and fields["extra_body"]["cache_prompt"] is True
+    head, _, schema = fields["extra_body"]["grammar"].partition("start: %json ")
+    assert head.startswith("%llguidance")
+    body = json.loads(schema)
+    assert body["x-guidance"]["whitespace_flexible"] is False
+    assert body["properties"]["op"]["enum"] == ["A", "B"] and body["additionalProperties"] is False
+    plain = Endpoint(base_url=None, api_key="k").structure(AllRequired)
+    assert plain == {"response_format": response_format(AllRequired)}  # OpenAI & co: the standard field
 
 
 def test_messages_become_langchain_messages():
@@ -57,9 +65,9 @@ def test_real_local_model_is_off_in_unmarked_tests(tmp_path):
 
 
 def test_missing_model_file_is_not_installed(tmp_path, monkeypatch):
-    from chops.llm import local_provider
+    from chops.llm import engine
 
-    monkeypatch.setattr(local_provider, "LOAD_ALLOWED", True)
+    monkeypatch.setattr(engine, "LOAD_ALLOWED", True)
     llm = build_llm(get_settings(data_dir=tmp_path, local_model_path=tmp_path / "nope.gguf"))
     with pytest.raises(LLMError) as err:
         llm.structured("classifier", [("user", "hi")], WithDefault)

@@ -136,7 +136,8 @@ def test_build_llm_wires_roles_without_loading_anything(tmp_path):
     assert llm.provider("executor").name == "openai" and llm.provider("executor").prices == (10.0, 30.0)
     assert llm.provider("verifier").name == "local" and llm.provider("verifier").prices == (0.0, 0.0)
     assert llm.provider("classifier") is llm.provider("chooser") or llm.provider("chooser").name == "local"
-    assert llm.provider("verifier").model_ref is llm.provider("judge").model_ref  # one shared local model
+    assert llm.provider("verifier").engine is llm.provider("judge").engine  # one shared local engine
+    assert not llm.provider("verifier").engine.started
     with pytest.raises(LLMError) as err:
         llm.provider("poet")
     assert err.value.code == "unknown_role"

@@ -111,3 +111,41 @@ def test_the_documented_error_codes_are_the_ones_returned(web):
     assert resp.get_json()["error"]["code"] in post[str(resp.status_code)]["description"]
     error_schema = spec["components"]["schemas"]["ErrorBody"]
     assert error_schema["required"] == ["error"]
+
+
+def test_readyz_waits_for_the_model_warm_up_and_reports_its_failure(sqlite_url):
+    import threading
+
+    release = threading.Event()
+
+    class SlowWarmLLM(ScriptedLLM):
+        warmable = True
+
+        def __init__(self, fail: bool = False):
+            super().__init__()
+            self.fail = fail
+
+        def warm(self, role: str, system: str) -> bool:
+            release.wait(5)
+            if self.fail:
+                from chops.llm import LLMError
+
+                raise LLMError("not_installed", "no engine")
+            return True
+
+    app = create_app(get_settings(secret_key=SECRET), llm=SlowWarmLLM(), engine=make_engine(sqlite_url), index=None)
+    client = app.test_client()
+    body = client.get("/readyz").get_json()
+    assert body["status"] == "not_ready" and body["checks"]["warmup"] == {"ok": False, "detail": "warming up the model"}
+    assert client.get("/healthz").status_code == 200  # alive while warming
+    release.set()
+    svc = app.extensions["chops"]
+    assert svc.warm.done.wait(5)
+    body = client.get("/readyz").get_json()
+    assert body["status"] == "ready" and body["checks"]["warmup"]["ok"] is True
+    assert body["checks"]["warmup"]["detail"] == f"{len(svc.agent.static_heads())} prompt heads cached"
+    failing = create_app(get_settings(secret_key=SECRET), llm=SlowWarmLLM(fail=True),
+                         engine=make_engine(sqlite_url), index=None)
+    assert failing.extensions["chops"].warm.done.wait(5)
+    body = failing.test_client().get("/readyz").get_json()
+    assert body["status"] == "not_ready" and "no engine" in body["checks"]["warmup"]["detail"]
