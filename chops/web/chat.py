@@ -207,6 +207,9 @@ def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nick
     events: queue.Queue = queue.Queue()
 
     def on_event(name: str, payload: dict) -> None:
+        if name == "delta":  # a piece of the answer the model is writing (a draft until the answer event)
+            events.put(("delta", {"text": payload["text"], "iteration": payload.get("iteration")}))
+            return
         public = {k: payload[k] for k in _PUBLIC_EVENT_FIELDS if k in payload}
         events.put(("progress", {"step": name, **public}))
 

@@ -89,11 +89,16 @@ def test_the_reply_streams_progress_then_the_answer(web):
                        headers=auth)
     assert resp.status_code == 200 and resp.mimetype == "text/event-stream"
     events = sse_events(resp.get_data(as_text=True))
-    assert [e for e, _ in events] == ["progress"] * 4 + ["answer"]
-    assert [d["step"] for _, d in events[:4]] == ["classify", "execute", "verify", "reply"]
+    deltas = [d["text"] for e, d in events if e == "delta"]
+    progress = [d for e, d in events if e == "progress"]
+    assert [e for e, _ in events if e != "delta"] == ["progress"] * 4 + ["answer"]
+    assert [d["step"] for d in progress] == ["classify", "execute", "verify", "reply"]
     answer = events[-1][1]
     assert answer["reply"] == "demo_leader asked: What is my role?" and answer["turn_id"] == turns(engine)[0]["id"]
-    assert all("reason" not in d and "args" not in d for _, d in events[:4])  # staff-only details stay out
+    # the model-written answer streamed in pieces first (before the verifier's verdict)
+    assert len(deltas) > 1 and "".join(deltas) == answer["reply"]
+    assert [e for e, _ in events].index("delta") < [e for e, _ in events].index("answer")
+    assert all("reason" not in d and "args" not in d for d in progress)  # staff-only details stay out
 
 
 def test_accept_header_selects_the_stream_and_a_queued_write_says_so(web):
