@@ -1,8 +1,11 @@
 """End-to-end benchmark of ``Agent.handle`` on the demo data with the configured models (default:
-the embedded local model): median latency per route, characters in/out per request, iterations,
-and whether route, operation and outcome came out as expected.
+the embedded local model), warm (prompt heads cached first, as the service does at start-up):
+p50/p90 latency per route, time to the first streamed token of model-written answers, generated
+tokens per role, characters in/out, iterations, whether route, operation and outcome came out as
+expected; then, with ``--concurrency``, turns per minute and latency with that many conversations at once.
 
-    python -m bench.ask [--repeats N] [--only ROUTE] [--architecture ARCH] [--json] [--show-replies]
+    python -m bench.ask [--repeats N] [--only ROUTE] [--architecture ARCH] [--concurrency 1,4,8]
+                        [--turns-each N] [--json] [--show-replies]
 
 The requests are our own, written for the demo data set (``apis/demo.py``) and the demo guides.
 Every request runs on a fresh copy of the demo database, so a committed write never changes the
@@ -43,13 +46,64 @@ CASES: list[tuple[str, str, str, str | None, str | None]] = [
 ]
 
 
-def run(args: argparse.Namespace) -> dict:
-    """Run every case ``args.repeats`` times; return per-case rows and the summary."""
+def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
+    """Run one case on a fresh copy of the demo database; the row of figures."""
     from apis.db import init_schema, make_engine
     from apis.loaders import seed_demo
     from apis.service import Api
-    from chops.llm import build_llm
     from chops.pipeline import Agent
+
+    nick, text, route, op, outcome = case
+    engine = make_engine(f"sqlite:///{tmp / f'bench-{tag}.db'}")
+    init_schema(engine)
+    seed_demo(engine)
+    agent = Agent(Api(engine), llm, settings, index)
+    first: list[float] = []
+    t0 = time.perf_counter()
+
+    def on_event(name: str, _payload: dict) -> None:
+        if name == "delta" and not first:  # the first piece of a streamed answer
+            first.append(time.perf_counter() - t0)
+
+    res = agent.handle(nick, text, turn_key=f"bench-{tag}:1", on_event=on_event)
+    wall = time.perf_counter() - t0
+    engine.dispose()
+    row = {"nickname": nick, "request": text, "expected_route": route, "route": res.route,
+           "expected_operation": op, "operation": res.operation, "expected_outcome": outcome,
+           "outcome": res.outcome, "args": res.args, "committed": res.committed, "queued": res.queued,
+           "iterations": res.iterations, "chars_in": res.chars_in, "chars_out": res.chars_out,
+           "calls": res.trace["totals"]["calls"], "latency_s": round(wall, 2),
+           "first_token_s": round(first[0], 2) if first else None, "error": res.error, "reply": res.reply,
+           "by_role": {role: {"calls": v["calls"], "chars_in": v["chars_in"], "latency_s": round(v["latency_s"], 2),
+                              "prompt_tokens": v["prompt_tokens"], "completion_tokens": v["completion_tokens"]}
+                       for role, v in res.trace["by_role"].items()},
+           "scores": [s.get("score") for s in res.trace["steps"] if s["role"] == "verifier"]}
+    row["route_ok"] = res.route == route
+    row["operation_ok"] = res.operation == op
+    row["outcome_ok"] = outcome is None or res.outcome == outcome
+    return row
+
+
+def concurrent(llm, settings, index, tmp: Path, cases: list, conversations: int, turns_each: int) -> dict:
+    """``conversations`` users at once, each sending ``turns_each`` requests back to back."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def user(u: int) -> list[float]:
+        return [_one(llm, settings, index, tmp, f"c{conversations}-{u}-{t}", cases[(u + t) % len(cases)])["latency_s"]
+                for t in range(turns_each)]
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(conversations) as pool:
+        latencies = [x for xs in pool.map(user, range(conversations)) for x in xs]
+    wall = time.perf_counter() - t0
+    return {"conversations": conversations, "turns": len(latencies), "wall_s": round(wall, 1),
+            "turns_per_min": round(len(latencies) / wall * 60, 1), "p50_s": _pct(latencies, 50),
+            "p90_s": _pct(latencies, 90)}
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Run every case ``args.repeats`` times (warm), then the concurrency levels; rows and summary."""
+    from chops.llm import build_llm
     from chops.retrieval import GuideIndex
     from chops.settings import get_settings
 
@@ -58,57 +112,57 @@ def run(args: argparse.Namespace) -> dict:
     llm = build_llm(settings)
     llm.load()  # load the weights before timing anything
     cases = [c for c in CASES if args.only in (None, c[2])]
-    rows = []
+    rows, levels = [], []
     with tempfile.TemporaryDirectory() as tmp:
+        from chops.pipeline import Agent
+
+        Agent(None, llm, settings, index).warm()  # the service does this before it says ready
         for rep in range(args.repeats):
-            for i, (nick, text, route, op, outcome) in enumerate(cases):
-                engine = make_engine(f"sqlite:///{Path(tmp) / f'bench-{rep}-{i}.db'}")
-                init_schema(engine)
-                seed_demo(engine)
-                agent = Agent(Api(engine), llm, settings, index)
-                t0 = time.perf_counter()
-                res = agent.handle(nick, text, turn_key=f"bench-{rep}-{i}:1")
-                wall = time.perf_counter() - t0
-                engine.dispose()
-                row = {"nickname": nick, "request": text, "expected_route": route, "route": res.route,
-                       "expected_operation": op, "operation": res.operation, "expected_outcome": outcome,
-                       "outcome": res.outcome, "args": res.args, "committed": res.committed, "queued": res.queued,
-                       "iterations": res.iterations, "chars_in": res.chars_in, "chars_out": res.chars_out,
-                       "calls": res.trace["totals"]["calls"], "latency_s": round(wall, 2), "error": res.error,
-                       "reply": res.reply,
-                       "by_role": {role: {"calls": v["calls"], "chars_in": v["chars_in"], "latency_s": round(
-                           v["latency_s"], 1), "prompt_tokens": v["prompt_tokens"]}
-                           for role, v in res.trace["by_role"].items()},
-                       "scores": [s.get("score") for s in res.trace["steps"] if s["role"] == "verifier"]}
-                row["route_ok"] = res.route == route
-                row["operation_ok"] = res.operation == op
-                row["outcome_ok"] = outcome is None or res.outcome == outcome
-                rows.append(row)
-                _print_row(row, args.show_replies)
-    return {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "settings": {"architecture": settings.architecture, "max_iterations": settings.max_iterations,
+            for i, case in enumerate(cases):
+                rows.append(_one(llm, settings, index, Path(tmp), f"{rep}-{i}", case))
+                _print_row(rows[-1], args.show_replies)
+        for level in args.concurrency:
+            levels.append(concurrent(llm, settings, index, Path(tmp), cases, level, args.turns_each))
+            print(f"concurrency {levels[-1]}", flush=True)
+    return {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "threads": settings.local_threads,
+            "settings": {"architecture": settings.architecture, "max_iterations": settings.max_iterations,
                          "models": {r: settings.roles.get(r).model for r in ("classifier", "executor", "verifier")}},
-            "rows": rows, "summary": summarize(rows)}
+            "rows": rows, "summary": summarize(rows), "concurrency": levels}
+
+
+def _pct(values: list[float], q: int) -> float:
+    """The q-th percentile (nearest rank) of ``values``; 0 for none."""
+    xs = sorted(v for v in values if v is not None)
+    return round(xs[min(len(xs) - 1, max(0, -(-q * len(xs) // 100) - 1))], 2) if xs else 0.0
 
 
 def summarize(rows: list[dict]) -> dict:
-    """Medians per route and overall, and the share of requests handled as expected."""
+    """Percentiles per route and overall, generated tokens per role, and the share handled as expected."""
     def med(key: str, rs: list[dict]) -> float:
         return round(statistics.median(r[key] for r in rs), 2) if rs else 0.0
+
+    def gen(rs: list[dict]) -> dict:
+        return {role: round(statistics.median(r["by_role"].get(role, {}).get("completion_tokens", 0) for r in rs), 1)
+                for role in ("classifier", "executor", "verifier")}
 
     out: dict = {"by_route": {}}
     for route in ("basic_info", "guide", "system"):
         rs = [r for r in rows if r["expected_route"] == route]
         if rs:
-            out["by_route"][route] = {"n": len(rs), "median_latency_s": med("latency_s", rs),
-                                      "median_chars_in": med("chars_in", rs), "median_chars_out": med("chars_out", rs),
-                                      "median_iterations": med("iterations", rs),
-                                      "correct": sum(r["route_ok"] and r["operation_ok"] and r["outcome_ok"]
-                                                     for r in rs)}
-    out["overall"] = {"n": len(rows), "median_latency_s": med("latency_s", rows),
+            out["by_route"][route] = {
+                "n": len(rs), "p50_latency_s": _pct([r["latency_s"] for r in rs], 50),
+                "p90_latency_s": _pct([r["latency_s"] for r in rs], 90),
+                "p50_first_token_s": _pct([r["first_token_s"] for r in rs], 50),
+                "median_chars_in": med("chars_in", rs), "median_chars_out": med("chars_out", rs),
+                "median_iterations": med("iterations", rs), "generated_tokens": gen(rs),
+                "correct": sum(r["route_ok"] and r["operation_ok"] and r["outcome_ok"] for r in rs)}
+    out["overall"] = {"n": len(rows), "p50_latency_s": _pct([r["latency_s"] for r in rows], 50),
+                      "p90_latency_s": _pct([r["latency_s"] for r in rows], 90),
                       "median_chars_in": med("chars_in", rows), "mean_chars_in": round(statistics.mean(
                           r["chars_in"] for r in rows), 1) if rows else 0,
                       "median_chars_out": med("chars_out", rows), "median_iterations": med("iterations", rows),
                       "mean_iterations": round(statistics.mean(r["iterations"] for r in rows), 2) if rows else 0,
+                      "generated_tokens": gen(rows),
                       "correct": sum(r["route_ok"] and r["operation_ok"] and r["outcome_ok"] for r in rows),
                       "errors": sum(r["error"] is not None for r in rows),
                       "paper_chars_in": PAPER_CHARS_IN}
@@ -134,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--guides", type=Path, default=None)
     parser.add_argument("--json", action="store_true", help="print the rows and summary as JSON")
     parser.add_argument("--show-replies", action="store_true")
+    parser.add_argument("--concurrency", type=lambda v: [int(x) for x in v.split(",") if x], default=[],
+                        help="comma-separated numbers of simultaneous conversations, e.g. 1,4,8")
+    parser.add_argument("--turns-each", type=int, default=3, help="requests per conversation at each level")
     args = parser.parse_args(argv)
     result = run(args)
     s = result["summary"]
@@ -141,14 +198,19 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
         return 0
     print(f"\narchitecture {result['settings']['architecture']}, models {result['settings']['models']}")
-    print(f"{'route':<11} {'n':>3} {'latency s':>10} {'chars in':>9} {'chars out':>9} {'iters':>6} {'correct':>8}")
-    for route, r in s["by_route"].items():
-        print(f"{route:<11} {r['n']:>3} {r['median_latency_s']:>10} {r['median_chars_in']:>9} "
-              f"{r['median_chars_out']:>9} {r['median_iterations']:>6} {r['correct']:>5}/{r['n']}")
-    o = s["overall"]
-    print(f"{'all':<11} {o['n']:>3} {o['median_latency_s']:>10} {o['median_chars_in']:>9} {o['median_chars_out']:>9} "
-          f"{o['median_iterations']:>6} {o['correct']:>5}/{o['n']}")
-    print(f"machine: {result['cpus']} CPUs, load average at the end {tuple(round(x, 1) for x in result['load_average'])}")
+    print(f"{'route':<11} {'n':>3} {'p50 s':>6} {'p90 s':>6} {'1st tok s':>9} {'chars in':>9} {'chars out':>9} "
+          f"{'iters':>6} {'gen tok cls/exe/ver':>20} {'correct':>8}")
+    for route, r in [*s["by_route"].items(), ("all", s["overall"])]:
+        g = r["generated_tokens"]
+        print(f"{route:<11} {r['n']:>3} {r['p50_latency_s']:>6} {r['p90_latency_s']:>6} "
+              f"{r.get('p50_first_token_s', '') or '':>9} {r['median_chars_in']:>9} {r['median_chars_out']:>9} "
+              f"{r['median_iterations']:>6} {g['classifier']:>6}/{g['executor']}/{g['verifier']:<6} "
+              f"{r['correct']:>5}/{r['n']}")
+    for level in result["concurrency"]:
+        print(f"{level['conversations']} conversations at once: {level['turns']} turns in {level['wall_s']} s = "
+              f"{level['turns_per_min']} turns/min, p50 {level['p50_s']} s, p90 {level['p90_s']} s")
+    print(f"machine: {result['cpus']} CPUs, {result['threads']} engine threads, load average at the end "
+          f"{tuple(round(x, 1) for x in result['load_average'])}")
     print(f"mean chars in per request {o['mean_chars_in']} (paper C-E-V gpt-3.5: {PAPER_CHARS_IN}; "
           f"target a quarter: {PAPER_CHARS_IN // 4}); mean iterations {o['mean_iterations']}; errors {o['errors']}")
     return 0

@@ -91,17 +91,23 @@ def replay(llm, recorded: dict, repeats: int) -> dict:
             t0 = time.perf_counter()
             for role, messages, schema in calls:
                 stream = kind != "system" and role == "executor"
-                llm.structured(role, messages, schema, on_delta=(lambda _p: first.append(
+                llm.structured(role, fresh(messages, rnd), schema, on_delta=(lambda _p: first.append(
                     time.perf_counter() - t0) if not first else None) if stream else None)
             wall = time.perf_counter() - t0
             if rnd:
                 rounds[kind].append(_figures(llm.ledger.records[before:], wall, first))
-    return {kind: {k: statistics.median(r[k] for r in rows) for k in rows[0]} for kind, rows in rounds.items()}
+    return {kind: {k: round(statistics.median(r[k] for r in rows), 2) for k in rows[0]}
+            for kind, rows in rounds.items()}
+
+
+def fresh(messages: list, rnd: int) -> list:
+    """The messages with a round marker before the user part: each round the static system part comes
+    from the cache while the request's own tokens are new, as for a real new request."""
+    return [(role, f"(round {rnd}) {text}" if role == "user" else text) for role, text in messages]
 
 
 def _figures(recs, wall: float, first: list[float]) -> dict:
-    fig = {"calls": len(recs), "latency_s": round(wall, 2),
-           "first_piece_s": round(first[0], 2) if first else 0.0}
+    fig = {"calls": len(recs), "latency_s": wall, "first_piece_s": first[0] if first else 0.0}
     for rec in recs:
         evaluated = (rec.prompt_tokens or 0) - (rec.cached_tokens or 0)
         fig[f"{rec.role}_eval"] = fig.get(f"{rec.role}_eval", 0) + evaluated
@@ -114,7 +120,7 @@ def previous(python: str, recorded: dict, repeats: int, settings) -> dict:
     from chops.llm.chat import response_format
 
     job = {"model": str(settings.model_path), "threads": settings.local_threads, "repeats": repeats,
-           "requests": {kind: [{"role": role, "messages": messages, "response_format": response_format(schema),
+           "requests": {kind: [{"role": role, "messages": messages,  # bench/llm_previous.py adds round marks "response_format": response_format(schema),
                                 "max_tokens": settings.roles.get(role).max_tokens} for role, messages, schema in calls]
                         for kind, calls in recorded.items()}}
     done = subprocess.run([python, str(PREVIOUS)], input=json.dumps(job), capture_output=True, text=True, check=True)

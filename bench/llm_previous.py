@@ -27,18 +27,19 @@ def main() -> None:
             for call in calls:
                 fmt = call["response_format"]["json_schema"]["schema"]
                 llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
-                resp = llama.create_chat_completion(
-                    messages=[{"role": r, "content": c} for r, c in call["messages"]],
+                resp = llama.create_chat_completion(  # the same round marks as bench.llm's fresh()
+                    messages=[{"role": r, "content": f"(round {rnd}) {c}" if r == "user" else c}
+                              for r, c in call["messages"]],
                     response_format={"type": "json_object", "schema": fmt}, temperature=0.0,
                     max_tokens=call["max_tokens"])
                 perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
                 role = call["role"]
                 fig[f"{role}_eval"] = fig.get(f"{role}_eval", 0) + perf.n_p_eval
                 fig[f"{role}_gen"] = fig.get(f"{role}_gen", 0) + resp["usage"]["completion_tokens"]
-            fig["latency_s"] = round(time.perf_counter() - t0, 2)
+            fig["latency_s"] = time.perf_counter() - t0
             if rnd:
                 rounds[kind].append(fig)
-    print(json.dumps({kind: {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    print(json.dumps({kind: {k: round(statistics.median(r[k] for r in rows), 2) for k in rows[0]}
                       for kind, rows in rounds.items()}))
 
 
