@@ -81,8 +81,9 @@ def spaced_llm(llm):
     return build_llm(get_settings(roles=roles))
 
 
-def replay(llm, recorded: dict, repeats: int) -> dict:
-    """Replay the recorded calls; per request kind the median figures over ``repeats`` rounds."""
+def replay(llm, recorded: dict, repeats: int, tag: str) -> dict:
+    """Replay the recorded calls; per request kind the median figures over ``repeats`` rounds.
+    ``tag`` keeps each set-up's requests new to the engine (see ``fresh``)."""
     rounds: dict[str, list[dict]] = {kind: [] for kind in recorded}
     for rnd in range(repeats + 1):  # round 0 only warms the caches
         for kind, calls in recorded.items():
@@ -91,7 +92,7 @@ def replay(llm, recorded: dict, repeats: int) -> dict:
             t0 = time.perf_counter()
             for role, messages, schema in calls:
                 stream = kind != "system" and role == "executor"
-                llm.structured(role, fresh(messages, rnd), schema, on_delta=(lambda _p: first.append(
+                llm.structured(role, fresh(messages, f"{tag}{rnd}"), schema, on_delta=(lambda _p: first.append(
                     time.perf_counter() - t0) if not first else None) if stream else None)
             wall = time.perf_counter() - t0
             if rnd:
@@ -100,9 +101,10 @@ def replay(llm, recorded: dict, repeats: int) -> dict:
             for kind, rows in rounds.items()}
 
 
-def fresh(messages: list, rnd: int) -> list:
+def fresh(messages: list, rnd: str) -> list:
     """The messages with a round marker before the user part: each round the static system part comes
-    from the cache while the request's own tokens are new, as for a real new request."""
+    from the cache while the request's own tokens are new, as for a real new request (the same
+    marker scheme in ``bench/llm_previous.py``)."""
     return [(role, f"(round {rnd}) {text}" if role == "user" else text) for role, text in messages]
 
 
@@ -120,10 +122,12 @@ def previous(python: str, recorded: dict, repeats: int, settings) -> dict:
     from chops.llm.chat import response_format
 
     job = {"model": str(settings.model_path), "threads": settings.local_threads, "repeats": repeats,
-           "requests": {kind: [{"role": role, "messages": messages,  # bench/llm_previous.py adds round marks "response_format": response_format(schema),
+           "requests": {kind: [{"role": role, "messages": messages, "response_format": response_format(schema),
                                 "max_tokens": settings.roles.get(role).max_tokens} for role, messages, schema in calls]
                         for kind, calls in recorded.items()}}
-    done = subprocess.run([python, str(PREVIOUS)], input=json.dumps(job), capture_output=True, text=True, check=True)
+    done = subprocess.run([python, str(PREVIOUS)], input=json.dumps(job), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{PREVIOUS.name} exited {done.returncode}: {done.stderr.strip()[-800:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -141,14 +145,17 @@ def main(argv: list[str] | None = None) -> int:
         llm.load()
         load_s = time.perf_counter() - t0
         recorded = record(llm, settings)
-        results = {"engine": replay(llm, recorded, args.repeats),
-                   "engine, spaced": replay(spaced_llm(llm), recorded, args.repeats)}
+        results = {"engine": replay(llm, recorded, args.repeats, "e"),
+                   "engine, spaced": replay(spaced_llm(llm), recorded, args.repeats, "s")}
     except LLMError as exc:
         print(f"benchmark needs the local model: {exc}", file=sys.stderr)
         return 1
     llm.close()
     if args.previous_python:
-        results["previous"] = previous(args.previous_python, recorded, args.repeats, settings)
+        try:
+            results["previous"] = previous(args.previous_python, recorded, args.repeats, settings)
+        except RuntimeError as exc:
+            print(f"previous engine failed: {exc}", file=sys.stderr)
     meta = {"model": settings.model_path.name, "threads": settings.local_threads, "load_s": round(load_s, 1),
             "repeats": args.repeats, "load_average": [round(x, 1) for x in os.getloadavg()]}
     if args.json:

@@ -28,7 +28,7 @@ def main() -> None:
                 fmt = call["response_format"]["json_schema"]["schema"]
                 llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
                 resp = llama.create_chat_completion(  # the same round marks as bench.llm's fresh()
-                    messages=[{"role": r, "content": f"(round {rnd}) {c}" if r == "user" else c}
+                    messages=[{"role": r, "content": f"(round p{rnd}) {c}" if r == "user" else c}
                               for r, c in call["messages"]],
                     response_format={"type": "json_object", "schema": fmt}, temperature=0.0,
                     max_tokens=call["max_tokens"])

@@ -51,10 +51,13 @@ class RoleSettings(BaseModel):
 class Roles(BaseModel):
     """One ``RoleSettings`` per pipeline role."""
 
-    classifier: RoleSettings = RoleSettings(max_tokens=128)
-    executor: RoleSettings = RoleSettings()
-    verifier: RoleSettings = RoleSettings(max_tokens=192)
-    chooser: RoleSettings = RoleSettings(max_tokens=64)
+    # Output caps that fit each role's compact JSON with room to spare (they bound the worst case:
+    # generation costs ~60-90 ms a token on 2 cores): a route is <12 tokens, a short reason + score
+    # ~30, an operation call ~25, a guide answer up to a few sentences.
+    classifier: RoleSettings = RoleSettings(max_tokens=32)
+    executor: RoleSettings = RoleSettings(max_tokens=384)
+    verifier: RoleSettings = RoleSettings(max_tokens=96)
+    chooser: RoleSettings = RoleSettings(max_tokens=16)
     judge: RoleSettings = RoleSettings(max_tokens=512)  # reason first: 192 tokens cut its JSON short
 
     def get(self, role: str) -> RoleSettings:
