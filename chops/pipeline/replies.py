@@ -67,13 +67,29 @@ def queued_reply(operation: Any, args: dict[str, Any], lang: str) -> str:
                      request=_request(operation, args, lang))
 
 
+def staff_decision_reply(operation: Any, args: dict[str, Any], approved: bool, result: Any | None,
+                         note: str | None, lang: str) -> str:
+    """The reply telling the user what staff decided on a queued write; ``result`` is the approved
+    call's ``OperationResult`` (its outcome is reported like any other)."""
+    request = _request(operation, args, lang)
+    if approved:
+        outcome = operation_reply(operation, result, args, lang) if result is not None else ""
+        text = translate(lang, N_("Support staff approved your request ({request}). {outcome}"), request=request,
+                         outcome=outcome).strip()
+    else:
+        text = translate(lang, N_("Support staff declined your request ({request})."), request=request)
+    if note:
+        text = translate(lang, N_("{text} Note from staff: {note}"), text=text, note=note)
+    return text
+
+
 def answer_reply(cand: Candidate, lang: str) -> str:
     """The executor's answer, with the cited guide file and page."""
     text = (cand.answer or "").strip() or translate(
         lang, N_("Sorry, I couldn't find an answer to that. Please contact human support."))
     if cand.route == "guide" and cand.source is not None:
-        text += " " + translate(lang, N_("(Source: {file}, page {page})"), file=cand.source.file,
-                                page=cand.source.page)
+        text = translate(lang, N_("{answer} (Source: {file}, page {page})"), answer=text, file=cand.source.file,
+                         page=cand.source.page)
     return text
 
 

@@ -85,7 +85,7 @@ CASES = {
               "抱歉，助手暂时不可用，您的请求没有被处理，也没有做任何更改。请稍后再试，或联系人工客服。"),
     "guide_citation": ("demo_leader", _guide, None, {"answer": "ANSWER"},
                        "Can I upload after the deadline?", "截止以后还能上传答卷吗？",
-                       "ANSWER (Source: user-guide.pdf, page 3)", "ANSWER （来源：user-guide.pdf，第 3 页）"),
+                       "ANSWER (Source: user-guide.pdf, page 3)", "ANSWER（来源：user-guide.pdf，第 3 页）"),
 }
 
 
