@@ -32,6 +32,17 @@ OPERATION_TITLES = {
     "GetTeacherInfoByName": N_("look up users by name"),
     "GetTeacherInfoBySchoolName": N_("list the users of a school"),
 }
+# What each argument is, for a reply asking for it (the field descriptions are worded for the models).
+ARGUMENT_LABELS = {
+    "SubjectIndex": N_("the new marking subject (problem index, 1 to 10)"),
+    "ViewProblem": N_("your marking subject (problem index, 1 to 10)"),
+    "Name": N_("your real name, as it should be registered"),
+    "TeamLeaderName": N_("the exact real name of the team leader"),
+    "Limit": N_("the new upload limit (0 to 200)"),
+    "SchoolName": N_("the exact name of the school"),
+    "AreaName": N_("the exact name of the area"),
+    "TeacherName": N_("the exact real name of the user to look up"),
+}
 # Why an operation was refused, per outcome code, for languages other than the domain's own.
 REFUSALS = {
     Outcome.REFUSED_INVALID_ARG: N_("{action}: the details you gave are not valid or match nothing in the "
@@ -94,10 +105,9 @@ def answer_reply(cand: Candidate, lang: str) -> str:
 
 
 def missing_description(operation: Any, args: dict[str, Any], lang: str) -> str:
-    """The arguments still missing, described for the user (the registry's field descriptions, which
-    are catalog msgids too)."""
-    parts = [translate(lang, info.description or info.alias or name)
-             for name, info in operation.args_model.model_fields.items() if args.get(info.alias or name) is None]
+    """The arguments still missing, described for the user."""
+    keys = [info.alias or name for name, info in operation.args_model.model_fields.items()]
+    parts = [translate(lang, ARGUMENT_LABELS.get(key, key)) for key in keys if args.get(key) is None]
     return join_list(parts, lang) or translate(lang, N_("the missing details"))
 
 

@@ -12,17 +12,15 @@ from babel.messages.pofile import read_po
 import chops
 from apis.registry import OPERATIONS
 from chops.i18n import LANGUAGES, LOCALE_DIR, reply_language, text_language, translate, translations
-from chops.pipeline.replies import OPERATION_TITLES
+from chops.pipeline.replies import ARGUMENT_LABELS, OPERATION_TITLES
 
 PACKAGE = Path(chops.__file__).parent
 
 
 def _code_msgids() -> set[str]:
-    """Every msgid marked ``N_("...")`` in the package, found by Babel's own extractor (as pybabel does),
-    and the registry's argument descriptions (the reply asking for a missing argument quotes them)."""
-    found = {msg for _, _, msg, _, _ in extract_from_dir(str(PACKAGE), method_map=[("**.py", "python")],
-                                                          keywords={"N_": None})}
-    return found | {f.description for op in OPERATIONS.values() for f in op.args_model.model_fields.values()}
+    """Every msgid marked ``N_("...")`` in the package, found by Babel's own extractor (as pybabel does)."""
+    return {msg for _, _, msg, _, _ in extract_from_dir(str(PACKAGE), method_map=[("**.py", "python")],
+                                                         keywords={"N_": None})}
 
 
 def _fields(text: str) -> set[str]:
@@ -61,8 +59,9 @@ def test_every_msgid_used_in_code_has_a_chinese_translation_with_the_same_placeh
         assert translate("zh", msgid) == message.string  # the compiled catalog serves it
 
 
-def test_every_operation_has_a_title_for_the_user():
+def test_every_operation_and_argument_has_words_for_the_user():
     assert set(OPERATION_TITLES) == set(OPERATIONS)
+    assert set(ARGUMENT_LABELS) == {f.alias for op in OPERATIONS.values() for f in op.args_model.model_fields.values()}
 
 
 def _po(tmp_path: Path, lang: str, entries: str) -> Path:

@@ -65,8 +65,8 @@ CASES = {
                 "无法办理：更改学校：您提供的信息无效，或在系统中找不到对应的记录（Atlantis）。"),
     "missing": ("demo_leader", _write, "ChangeAllTypesMarkingSubject", {"SubjectIndex": 7},
                 "I want to grade a different problem", "我想换一道题阅卷",
-                "I need a bit more information to do that: please tell me the new marking subject (problem index), "
-                "1 to 10. Just reply with it and I'll continue.",
+                "I need a bit more information to do that: please tell me the new marking subject (problem index, "
+                "1 to 10). Just reply with it and I'll continue.",
                 "要完成这项操作，我还需要一些信息：请告诉我新的阅卷题号（1 到 10）。直接回复即可，我会继续办理。"),
     "queued": ("demo_leader", _queued, "ChangeAllTypesUploadLimit", {"Limit": 40},
                "Set my upload limit to 40", "上传上限改成40",
