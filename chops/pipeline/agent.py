@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from apis.outcomes import Outcome
+from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.executor import Executor
-from chops.i18n import reply_language
 from chops.pipeline.replies import (answer_reply, error_reply, not_in_system_reply, operation_reply, queued_reply,
                                     read_reply)
 from chops.pipeline.results import TurnRecord, TurnResult

@@ -139,10 +139,15 @@ def read_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> 
     return translate(lang, N_("{message}\n{rows}"), message=message, rows="\n".join(lines))
 
 
-def _request(operation: Any, args: dict[str, Any], lang: str) -> str:
-    """The operation as the user would name it, with its argument values: "change your upload limit: 40"."""
+def _action(operation: Any, args: dict[str, Any], lang: str) -> tuple[str, str]:
+    """The operation as the user would name it, and its argument values as one phrase."""
     action = translate(lang, OPERATION_TITLES.get(operation.name, operation.name))
-    values = join_list([str(v) for v in args.values() if v is not None], lang)
+    return action, join_list([str(v) for v in args.values() if v is not None], lang)
+
+
+def _request(operation: Any, args: dict[str, Any], lang: str) -> str:
+    """The operation with its argument values: "change your upload limit: 40"."""
+    action, values = _action(operation, args, lang)
     return translate(lang, N_("{action}: {values}"), action=action, values=values) if values else action
 
 
@@ -152,8 +157,7 @@ def _detail(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str
         return result.message.strip()
     outcome = Outcome(result.outcome)
     if outcome in REFUSALS:
-        action = translate(lang, OPERATION_TITLES.get(operation.name, operation.name))
-        values = join_list([str(v) for v in args.values() if v is not None], lang)
+        action, values = _action(operation, args, lang)
         return translate(lang, REFUSALS[outcome], action=action, values=values)
     return translate(lang, N_("{request}."), request=_request(operation, args, lang))
 
