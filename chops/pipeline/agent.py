@@ -14,12 +14,14 @@ from typing import Any
 
 from apis.outcomes import Outcome
 from apis.registry import operation_lines
+from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.executor import Executor
-from chops.pipeline.prompting import fragment, system_part
-from chops.pipeline.replies import answer_reply, operation_reply, read_reply
+from chops.pipeline.prompting import system_part
+from chops.pipeline.replies import (answer_reply, error_reply, not_in_system_reply, operation_reply, queued_reply,
+                                    read_reply)
 from chops.pipeline.results import TurnRecord, TurnResult
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.trace import Trace
@@ -90,10 +92,11 @@ class Agent:
         trace = Trace(on_event)
         trace.info.update(architecture=self.settings.architecture, turn_key=turn_key, nickname=nickname,
                           request=text, max_iterations=self.settings.max_iterations)
+        lang = reply_language([text, *(t.user_text for t in reversed(history))])
         profile = self.api.profile(nickname)
         trace.step("profile", found=profile is not None)
         if profile is None:  # not a member: an honest answer, no operation, no model call
-            return self._finish(trace, fragment("reply_not_in_system"), route="not_in_system")
+            return self._finish(trace, not_in_system_reply(lang), route="not_in_system")
         ctx = TurnContext(nickname=nickname, text=text, profile=profile, history=list(history), trace=trace)
         trace.info["profile"] = ctx.profile_text()
         try:
@@ -101,7 +104,7 @@ class Agent:
         except LLMError as exc:
             # Nothing has been written yet: writes only happen below, after every model call.
             trace.info["error"] = {"code": exc.code, "message": str(exc), "role": exc.role}
-            return self._finish(trace, fragment("reply_error"), route=trace.info.get("route"), error=exc.code)
+            return self._finish(trace, error_reply(lang), route=trace.info.get("route"), error=exc.code)
         if conversation_id is None and ":" in turn_key:
             conversation_id = turn_key.rsplit(":", 1)[0][:36]
         return self._conclude(ctx, cand, passed, turn_key, conversation_id)
@@ -150,14 +153,14 @@ class Agent:
     # --- after the loop -------------------------------------------------------------------------
     def _conclude(self, ctx: TurnContext, cand: Candidate, passed: bool, turn_key: str,
                   conversation_id: str | None) -> TurnResult:
-        trace = ctx.trace
+        trace, lang = ctx.trace, reply_language(ctx.user_texts)
         fields = {"route": cand.route, "operation": cand.operation, "args": cand.args, "outcome": cand.outcome}
         trace.info.update(passed=passed, **fields)
         if cand.operation is None:
-            return self._finish(trace, answer_reply(cand), **fields)
+            return self._finish(trace, answer_reply(cand, lang), **fields)
         op = self.operations[cand.operation]
         if not cand.writes:  # a read already ran for real inside the executor
-            return self._finish(trace, read_reply(op, cand.result, cand.args or {}), **fields)
+            return self._finish(trace, read_reply(op, cand.result, cand.args or {}, lang), **fields)
         key = idempotency_key(turn_key)
         dry = cand.result
         if dry.outcome == Outcome.OK and (not passed or self.store.needs_approval(cand.operation)):
@@ -168,11 +171,11 @@ class Agent:
             trace.step("queue", operation=cand.operation, approval_id=approval_id, idempotency_key=key,
                        reason="chooser" if not passed else "policy")
             trace.emit("commit", {"operation": cand.operation, "committed": False, "queued": True})
-            return self._finish(trace, fragment("reply_queued", operation=cand.operation), queued=True,
+            return self._finish(trace, queued_reply(op, cand.args or {}, lang), queued=True,
                                 approval_id=approval_id, **fields)
         if not passed:
             # A refusal or no-op picked by the chooser changes nothing: report the dry run honestly.
-            return self._finish(trace, operation_reply(op, dry, cand.args or {}), **fields)
+            return self._finish(trace, operation_reply(op, dry, cand.args or {}, lang), **fields)
         # Passed: the same code path for real; preconditions are re-checked inside the transaction.
         real = self.api.call(cand.operation, ctx.nickname, cand.args or {}, idempotency_key=key,
                              request_id=turn_key)
@@ -182,7 +185,7 @@ class Agent:
         trace.emit("commit", {"operation": cand.operation, "committed": real.committed, "queued": False,
                               "outcome": str(real.outcome)})
         fields["outcome"] = str(real.outcome)
-        return self._finish(trace, operation_reply(op, real, cand.args or {}), committed=real.committed,
+        return self._finish(trace, operation_reply(op, real, cand.args or {}, lang), committed=real.committed,
                             **fields)
 
     def _finish(self, trace: Trace, reply: str, **fields: Any) -> TurnResult:

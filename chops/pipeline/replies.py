@@ -1,65 +1,180 @@
-"""Deterministic replies from real results: cheaper than a model call and never misreports an outcome.
+"""Deterministic replies from real results, in the user's language: cheaper than a model call and
+never misreports an outcome.
 
-Templates live in ``prompts/pipeline_fragments.txt``; this module only chooses one and fills it in.
+Every template is a msgid of the message catalogs (``chops.i18n``); this module only chooses one and
+fills it in. The domain (``apis``) speaks English: in English the reply quotes its message, the most
+precise account of what happened. In any other language that message is replaced by the catalog's
+words for the operation and the outcome code, filled with the argument values, so a reply never
+mixes two languages.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from apis.outcomes import Outcome
+from chops.i18n import N_, SOURCE_LANGUAGE, join_list, translate
 from chops.pipeline.context import Candidate
-from chops.pipeline.prompting import clip, fragment
+from chops.pipeline.prompting import clip
 
 READ_ROWS = 10  # rows listed in a reply; more are summarised by count
 
+# What each operation does, as the user would say it (the registry's descriptions are for the models).
+OPERATION_TITLES = {
+    "ChangeAllTypesMarkingSubject": N_("change your marking subject"),
+    "VerifyTeacherUserToBeSupTeacher": N_("complete your application"),
+    "MakeAllTypesToBeArbiter": N_("make you an arbiter"),
+    "MakeAllTypesToBeSupTeacher": N_("make you a team leader"),
+    "MakeAllTypesToBeSubCoach": N_("make you a vice team leader"),
+    "ChangeAllTypesUploadLimit": N_("change your upload limit"),
+    "ChangeAllTypesSchool": N_("change your school"),
+    "AddNewSchoolByName": N_("add a new school"),
+    "GetTeacherInfoByName": N_("look up users by name"),
+    "GetTeacherInfoBySchoolName": N_("list the users of a school"),
+}
+# What each argument is, for a reply asking for it (the field descriptions are worded for the models).
+ARGUMENT_LABELS = {
+    "SubjectIndex": N_("the new marking subject (problem index, 1 to 10)"),
+    "ViewProblem": N_("your marking subject (problem index, 1 to 10)"),
+    "Name": N_("your real name, as it should be registered"),
+    "TeamLeaderName": N_("the exact real name of the team leader"),
+    "Limit": N_("the new upload limit (0 to 200)"),
+    "SchoolName": N_("the exact name of the school"),
+    "AreaName": N_("the exact name of the area"),
+    "TeacherName": N_("the exact real name of the user to look up"),
+}
+# Why an operation was refused, per outcome code, for languages other than the domain's own.
+REFUSALS = {
+    Outcome.REFUSED_INVALID_ARG: N_("{action}: the details you gave are not valid or match nothing in the "
+                                    "system ({values})."),
+    Outcome.REFUSED_PRECONDITION: N_("{action}: your account's current state does not allow it (for example, "
+                                     "your marking is not finished)."),
+    Outcome.REFUSED_PERMISSION: N_("{action}: you do not have permission to do this."),
+    Outcome.NOT_IN_SYSTEM: N_("{action}: you are not in the system."),
+}
+# The columns a read's rows show, and the role words of the ``role`` column.
+ROW_LABELS = {"user_name": N_("name"), "role": N_("role"), "school_name": N_("school"), "area_name": N_("area"),
+              "team_leader_name": N_("team leader"), "subject": N_("marking subject"),
+              "limit": N_("upload limit")}
+ROLES = {"team leader": N_("team leader"), "arbiter": N_("arbiter"), "vice team leader": N_("vice team leader")}
 
-def answer_reply(cand: Candidate) -> str:
-    """The executor's answer, with the cited guide file and page."""
-    text = (cand.answer or "").strip() or fragment("reply_no_answer")
-    if cand.route == "guide" and cand.source is not None:
-        text += " " + fragment("reply_cite", file=cand.source.file, page=cand.source.page)
+
+def not_in_system_reply(lang: str) -> str:
+    """The reply to a sender who is not a member."""
+    return translate(lang, N_("We cannot find you in the system, so I can't look up your account or change "
+                              "anything. Please contact human support."))
+
+
+def error_reply(lang: str) -> str:
+    """The reply when a model failed: nothing was written."""
+    return translate(lang, N_("Sorry, the assistant is unavailable right now, so your request was not processed "
+                              "and nothing was changed. Please try again later or contact human support."))
+
+
+def queued_reply(operation: Any, args: dict[str, Any], lang: str) -> str:
+    """The reply for a write sent to the staff approval queue."""
+    return translate(lang, N_("Your request ({request}) has been sent to our staff for review. They will check "
+                              "it and apply it; nothing has been changed yet."),
+                     request=_request(operation, args, lang))
+
+
+def staff_decision_reply(operation: Any, args: dict[str, Any], approved: bool, result: Any | None,
+                         note: str | None, lang: str) -> str:
+    """The reply telling the user what staff decided on a queued write; ``result`` is the approved
+    call's ``OperationResult`` (its outcome is reported like any other)."""
+    request = _request(operation, args, lang)
+    if approved:
+        outcome = operation_reply(operation, result, args, lang) if result is not None else ""
+        text = translate(lang, N_("Support staff approved your request ({request}). {outcome}"), request=request,
+                         outcome=outcome).strip()
+    else:
+        text = translate(lang, N_("Support staff declined your request ({request})."), request=request)
+    if note:
+        text = translate(lang, N_("{text} Note from staff: {note}"), text=text, note=note)
     return text
 
 
-def missing_description(operation: Any, args: dict[str, Any]) -> str:
-    """The arguments still missing, described for the user (from the registry's field descriptions)."""
-    parts = []
-    for name, info in operation.args_model.model_fields.items():
-        key = info.alias or name
-        if args.get(key) is None:
-            parts.append(f"{info.description or key}")
-    return "; ".join(parts) or "the missing details"
+def answer_reply(cand: Candidate, lang: str) -> str:
+    """The executor's answer, with the cited guide file and page."""
+    text = (cand.answer or "").strip() or translate(
+        lang, N_("Sorry, I couldn't find an answer to that. Please contact human support."))
+    if cand.route == "guide" and cand.source is not None:
+        text = translate(lang, N_("{answer} (Source: {file}, page {page})"), answer=text, file=cand.source.file,
+                         page=cand.source.page)
+    return text
 
 
-def operation_reply(operation: Any, result: Any, args: dict[str, Any]) -> str:
+def missing_description(operation: Any, args: dict[str, Any], lang: str) -> str:
+    """The arguments still missing, described for the user."""
+    keys = [info.alias or name for name, info in operation.args_model.model_fields.items()]
+    parts = [translate(lang, ARGUMENT_LABELS.get(key, key)) for key in keys if args.get(key) is None]
+    return join_list(parts, lang) or translate(lang, N_("the missing details"))
+
+
+def operation_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:
     """The reply for a write's (or a refused read's) real result."""
-    outcome = str(result.outcome)
-    message = result.message.strip()
-    if outcome == "ok":
-        return fragment("reply_done", message=message)
-    if outcome == "ok_noop":
-        return fragment("reply_noop", message=message)
-    if outcome == "refused_missing_args":
-        return fragment("reply_missing", missing=missing_description(operation, args))
-    return fragment("reply_refused", message=message)
+    outcome = Outcome(result.outcome)
+    if outcome == Outcome.REFUSED_MISSING_ARGS:
+        return translate(lang, N_("I need a bit more information to do that: please tell me {missing}. Just reply "
+                                  "with it and I'll continue."), missing=missing_description(operation, args, lang))
+    message = _detail(operation, result, args, lang)
+    if outcome == Outcome.OK:
+        return translate(lang, N_("Done: {message}"), message=message)
+    if outcome == Outcome.OK_NOOP:
+        return translate(lang, N_("Done: nothing needed to change. {message}"), message=message)
+    return translate(lang, N_("I couldn't do that: {message}"), message=message)
 
 
-def read_reply(operation: Any, result: Any, args: dict[str, Any]) -> str:
+def read_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:
     """The reply for a read: its rows, one line each, or the refusal."""
     if not result.outcome.succeeded:
-        return operation_reply(operation, result, args)
+        return operation_reply(operation, result, args, lang)
     rows = result.data if isinstance(result.data, list) else ([result.data] if result.data else [])
+    message = _detail(operation, result, args, lang)
     if not rows:
-        return fragment("reply_read_empty", message=result.message.strip())
-    lines = [f"- {_row_text(r)}" for r in rows[:READ_ROWS]]
+        return translate(lang, N_("{message} No matching records were found."), message=message)
+    lines = [f"- {_row_text(r, lang)}" for r in rows[:READ_ROWS]]
     if len(rows) > READ_ROWS:
-        lines.append(f"- … and {len(rows) - READ_ROWS} more")
-    return fragment("reply_read", message=result.message.strip(), rows="\n".join(lines))
+        lines.append("- " + translate(lang, N_("… and {count} more"), count=len(rows) - READ_ROWS))
+    return translate(lang, N_("{message}\n{rows}"), message=message, rows="\n".join(lines))
 
 
-def _row_text(row: Any) -> str:
-    if isinstance(row, dict):
-        return clip(", ".join(f"{k}: {v}" for k, v in row.items() if v not in (None, "")), 400)
+def _action(operation: Any, args: dict[str, Any], lang: str) -> tuple[str, str]:
+    """The operation as the user would name it, and its argument values as one phrase."""
+    action = translate(lang, OPERATION_TITLES.get(operation.name, operation.name))
+    return action, join_list([str(v) for v in args.values() if v is not None], lang)
+
+
+def _request(operation: Any, args: dict[str, Any], lang: str) -> str:
+    """The operation with its argument values: "change your upload limit: 40"."""
+    action, values = _action(operation, args, lang)
+    return translate(lang, N_("{action}: {values}"), action=action, values=values) if values else action
+
+
+def _detail(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:
+    """What happened: the domain's own message in English, the catalog's account in other languages."""
+    if lang == SOURCE_LANGUAGE:
+        return result.message.strip()
+    outcome = Outcome(result.outcome)
+    if outcome in REFUSALS:
+        action, values = _action(operation, args, lang)
+        return translate(lang, REFUSALS[outcome], action=action, values=values)
+    return translate(lang, N_("{request}."), request=_request(operation, args, lang))
+
+
+def _row_text(row: Any, lang: str) -> str:
     if hasattr(row, "model_dump"):
-        return _row_text(row.model_dump())
-    return clip(str(row), 400)
+        row = row.model_dump()
+    if not isinstance(row, dict):
+        return clip(str(row), 400)
+    parts = []
+    for key, label in ROW_LABELS.items():
+        value = row.get(key)
+        if value in (None, ""):
+            continue
+        if key == "role":
+            value = translate(lang, ROLES.get(value, str(value)))
+        parts.append(translate(lang, N_("{label}: {value}"), label=translate(lang, label), value=value))
+    if not parts:  # not a user row: show what it holds
+        parts = [f"{k}: {v}" for k, v in row.items() if v not in (None, "")]
+    return clip(translate(lang, N_(", ")).join(parts), 400)

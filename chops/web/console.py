@@ -177,18 +177,19 @@ def _decide(approval_id: int, approve: bool):
 def notify_user(approval) -> None:
     """Append the staff decision to the user's conversation as a reply-only turn (empty user text),
     so the user sees it in the widget and the pipeline sees it in the history."""
+    from apis.outcomes import OperationResult
+    from apis.registry import OPERATIONS
+    from chops.i18n import reply_language
     from chops.pipeline import TurnResult
+    from chops.pipeline.replies import staff_decision_reply
 
     if not approval.conversation_id:
         return
     result = approval.result or {}
-    if approval.status == "approved":
-        text = (f"Support staff approved your request ({approval.operation}): "
-                f"{result.get('message') or result.get('outcome')}")
-    else:
-        text = f"Support staff declined your request ({approval.operation})."
-    if approval.note:
-        text += f" Note from staff: {approval.note}"
+    # In the language the user wrote in (the newest of their messages that shows one).
+    lang = reply_language(t.user_text for t in reversed(services().store.history(approval.conversation_id)))
+    text = staff_decision_reply(OPERATIONS[approval.operation], approval.args or {}, approval.status == "approved",
+                                OperationResult.model_validate(result) if result else None, approval.note, lang)
     services().store.append_turn(approval.conversation_id, "", TurnResult(
         reply=text, operation=approval.operation, args=approval.args,
         outcome=result.get("outcome") if approval.status == "approved" else None,

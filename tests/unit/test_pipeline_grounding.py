@@ -61,3 +61,67 @@ def test_executor_only_schema_has_the_answer_branch():
     schema = proposal_schema(tuple(OPERATIONS), with_answer=True)
     out = schema.model_validate({"call": {"operation": "AnswerDirectly", "answer": "Hello"}})
     assert out.call.answer == "Hello"
+
+
+# --- whole tokens, not substrings (issue 13) ---------------------------------------------------
+
+@pytest.mark.parametrize(("value", "texts", "expected"), [
+    # Latin names: a name inside a longer name is not grounded ...
+    ("Li", ["Make me vice team leader of Liang"], None),
+    ("Ann", ["My team leader is Anna Berg"], None),
+    ("Berg", ["My team leader is Anna Bergman"], None),
+    ("Lena", ["I'm with Helena now"], None),
+    # ... but a whole word is, whatever punctuation or script stands next to it
+    ("Li", ["Make me vice team leader of Li, please"], "Li"),
+    ("Li", ["make me vice of (Li)"], "Li"),
+    ("Li", ["我想成为Li的副领队"], "Li"),
+    ("Anna Berg", ["My team leader is Anna  Berg."], "Anna Berg"),
+    ("O'Neil", ["vice of O'Neil please"], "O'Neil"),
+    # case: the same-case occurrence wins, else the user's own spelling
+    ("Will", ["I will join Will's team"], "Will"),
+    ("lena leader", ["vice of Lena Leader"], "Lena Leader"),
+    # schools with numbers: the number is part of the token
+    ("School 4", ["Move me to School 40"], None),
+    ("School 4", ["Move me to School 4 please"], "School 4"),
+])
+def test_latin_values_are_grounded_on_word_boundaries(value, texts, expected):
+    assert ground_args({"TeamLeaderName": value}, texts)[0]["TeamLeaderName"] == expected
+
+
+@pytest.mark.parametrize(("value", "texts", "expected"), [
+    ("李明", ["我想成为李明的副领队"], "李明"),
+    ("李明", ["请把我设为 李明 的副领队"], "李明"),
+    ("北京四中", ["把我的学校改为北京四中。"], "北京四中"),
+    ("北京四中", ["把我的学校改为北京中学"], None),  # not contiguous
+    ("李明", ["我想成为李的副领队"], None),
+    ("李", ["我想成为李明的副领队"], None),  # one character inside a longer run
+    ("李", ["领队的名字是：李"], "李"),
+    ("Riverside 中学", ["请把学校改成 Riverside 中学"], "Riverside 中学"),
+])
+def test_cjk_values_are_grounded_as_contiguous_runs(value, texts, expected):
+    assert ground_args({"SchoolName": value}, texts)[0]["SchoolName"] == expected
+
+
+@pytest.mark.parametrize(("text", "present", "absent"), [
+    ("set it to 40", {40}, {4, 0}),
+    ("limit 4.5 please", set(), {4, 5}),
+    ("problem nine", {9}, set()),
+    ("fourteen", {14}, {4}),
+    ("raise it to forty", {40}, {4}),
+    ("把上传上限改成四十", {40}, {4, 10}),
+    ("我想改阅卷第九题", {9}, set()),
+    ("改成一百零五", {105}, {1, 5, 100}),
+    ("第一题", {1}, set()),
+    ("请帮我改一下阅卷题号", set(), {1}),  # 一下 = "a bit", not the number one
+    ("改成三四个", set(), {3, 4, 34}),  # "three or four"
+    ("上限改为４０", {40}, {4}),  # full-width digits
+])
+def test_numbers_are_whole_tokens_in_english_and_chinese(text, present, absent):
+    found = numbers_in(text)
+    assert present <= found and not (absent & found)
+
+
+def test_an_integer_is_grounded_only_by_a_whole_number():
+    assert ground_args({"Limit": 4}, ["请把上限改成40"]) == ({"Limit": None}, ["Limit"])
+    assert ground_args({"Limit": 40}, ["请把上限改成四十"]) == ({"Limit": 40}, [])
+    assert ground_args({"SubjectIndex": 3}, ["我想改阅卷第三题"]) == ({"SubjectIndex": 3}, [])

@@ -32,10 +32,10 @@ def csrf(html: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
 
 
-def queue_write(client, llm, limit=40) -> tuple[str, dict, int]:
+def queue_write(client, llm, limit=40, text="Set my upload limit to {limit}") -> tuple[str, dict, int]:
     cid, auth = start(client, "demo_leader")
     script_queued_write(llm, limit)
-    body = client.post(f"/v1/conversations/{cid}/messages", json={"text": f"Set my upload limit to {limit}"},
+    body = client.post(f"/v1/conversations/{cid}/messages", json={"text": text.format(limit=limit)},
                        headers=auth).get_json()
     assert body["queued"]
     return cid, auth, body["approval_id"]
@@ -182,3 +182,13 @@ def test_a_policy_sends_a_passed_write_to_the_queue(web):
 def test_unknown_conversation_in_the_console_is_404(web):
     client, _, _ = web
     assert client.get("/console/conversations/nope", headers=STAFF).status_code == 404
+
+
+def test_a_chinese_user_is_told_the_staff_decision_in_chinese(web):
+    client, llm, engine = web
+    cid, auth, approval_id = queue_write(client, llm, 40, text="请把我的上传上限改成{limit}")
+    token = login(client)
+    client.post(f"/console/approvals/{approval_id}/approve", data={"csrf": token, "note": "已核实"})
+    turns = client.get(f"/v1/conversations/{cid}", headers=auth).get_json()["turns"]
+    assert turns[0]["reply"].startswith("您的请求（更改上传上限：40）已提交给工作人员审核")
+    assert turns[-1]["reply"] == "工作人员已批准您的请求（更改上传上限：40）。已完成：更改上传上限：40。工作人员留言：已核实"
