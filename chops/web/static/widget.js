@@ -134,6 +134,15 @@
       var label = STEP_LABELS[payload.step] || payload.step;
       if (payload.iteration > 1) label += " (attempt " + payload.iteration + ")";
       progress.appendChild(el("li", "chops-step chops-step-" + payload.step, label));
+    } else if (event === "delta") {
+      /* A piece of the answer the model is writing: a draft (plain text) until the answer event.
+         A new attempt (the verifier rejected the last) starts its draft afresh. */
+      var draft = pending.querySelector(".chops-text");
+      if (pending.draftIteration !== payload.iteration) {
+        draft.textContent = "";
+        pending.draftIteration = payload.iteration;
+      }
+      draft.textContent += payload.text;
     } else if (event === "answer") {
       pending.classList.remove("chops-pending");
       pending.querySelector(".chops-text").textContent = payload.reply;
