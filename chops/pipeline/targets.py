@@ -34,6 +34,7 @@ from chops.pipeline.grounding import CJK, LATIN, TRIM, numbers_in, token_spans
 
 MAX_WORDS = 4  # Latin words in one name ("Maria de la Cruz")
 CJK_LENGTHS = range(2, 5)  # Chinese names have two to four characters
+NAME_WIDTH = 64  # the width of cmf_tp_member.nickname and user_name: a longer string names no one
 _WORD = re.compile(f"[{LATIN}]+")
 _JOIN = re.compile(r"\s+|[-'’_.·]")  # what may stand between two words of one name or nickname
 _CJK_RUN = re.compile(f"[{CJK}]+")
@@ -54,7 +55,8 @@ def name_candidates(text: str) -> set[str]:
     for run in (m.group() for m in _CJK_RUN.finditer(text)):
         lengths = CJK_LENGTHS if len(run) > 1 else (1,)
         found |= {run[k:k + n] for n in lengths for k in range(len(run) - n + 1)}
-    return found | {c.title() for c in found} | {c.lower() for c in found}
+    found |= {c.title() for c in found} | {c.lower() for c in found}
+    return {c for c in found if len(c) <= NAME_WIDTH}
 
 
 def name_spans(name: str, text: str) -> list[Span]:
