@@ -14,11 +14,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import statistics
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -27,10 +25,12 @@ from apis.db import init_schema, make_engine
 from apis.loaders import load_cphos
 from apis.registry import OPERATIONS
 from apis.service import Api
+from bench.scratch import scratch_mariadb
 from chops.pipeline.context import TurnContext
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.targets import name_candidates, others_named, request_texts
 from chops.pipeline.trace import Trace
+from chops.settings import get_settings
 
 
 def _cases(api: Api, directory: Path) -> list[tuple[TurnContext, dict]]:
@@ -73,26 +73,17 @@ def main() -> None:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--cphos-dir", type=Path, default=Path(os.environ.get("CHOPS_CPHOS_DIR", "../shared/cphos")))
+    parser.add_argument("--cphos-dir", type=Path, default=None)
     parser.add_argument("--mariadb-url", default=None)
     a = parser.parse_args()
+    a.cphos_dir = a.cphos_dir or get_settings().cphos_dir
     with tempfile.TemporaryDirectory() as tmp:
         engine = make_engine(f"sqlite:///{tmp}/bench.db")
         run(engine, a.cphos_dir, a.runs, "sqlite")
         engine.dispose()
     if a.mariadb_url:
-        db = f"chops_bench_{uuid.uuid4().hex[:8]}"
-        admin = sa.create_engine(a.mariadb_url)
-        with admin.connect() as conn:
-            conn.execute(sa.text(f"CREATE DATABASE `{db}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
-        try:
-            engine = make_engine(f"{a.mariadb_url}/{db}?charset=utf8mb4")
+        with scratch_mariadb(a.mariadb_url) as engine:
             run(engine, a.cphos_dir, a.runs, "mariadb")
-            engine.dispose()
-        finally:
-            with admin.connect() as conn:
-                conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{db}`"))
-            admin.dispose()
 
 
 if __name__ == "__main__":

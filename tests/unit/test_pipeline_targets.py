@@ -112,13 +112,19 @@ def test_candidates_are_names_not_a_table_scan():
 
 # --- through the agent ---------------------------------------------------------------------------------
 
-def test_a_refused_write_changes_nothing_and_says_why(engine):
-    before = db_snapshot(engine)
+def turn(engine, nickname: str, text: str, proposal: dict, score: int = 9):
+    """One turn routed to the system with the executor's ``proposal`` and the verifier's ``score``."""
     agent, llm = make_agent(engine)
     to_system(llm)
-    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
-    llm.enqueue("verifier", verdict(9))
-    res = agent.handle("demo_leader", "Change Bob Brown's upload limit to 40", turn_key="c:1")
+    llm.enqueue("executor", proposal)
+    llm.enqueue("verifier", verdict(score))
+    return agent.handle(nickname, text, turn_key="c:1"), llm
+
+
+def test_a_refused_write_changes_nothing_and_says_why(engine):
+    before = db_snapshot(engine)
+    res, llm = turn(engine, "demo_leader", "Change Bob Brown's upload limit to 40",
+                    call("ChangeAllTypesUploadLimit", Limit=40))
     assert res.outcome == "refused_other_person" and not res.committed and not res.queued
     assert db_snapshot(engine) == before  # members, audit and approval rows all unchanged
     assert res.reply == ("I couldn't do that: I can only make changes to your own account, and your request is "
@@ -132,11 +138,7 @@ def test_a_refused_write_changes_nothing_and_says_why(engine):
 
 def test_a_refused_chinese_write_is_answered_in_chinese(engine):
     before = db_snapshot(engine)
-    agent, llm = make_agent(engine)
-    to_system(llm)
-    llm.enqueue("executor", call("ChangeAllTypesMarkingSubject", SubjectIndex=3))
-    llm.enqueue("verifier", verdict(9))
-    res = agent.handle("demo_leader", "把王芳的阅卷题号改成3", turn_key="c:1")
+    res, _ = turn(engine, "demo_leader", "把王芳的阅卷题号改成3", call("ChangeAllTypesMarkingSubject", SubjectIndex=3))
     assert res.outcome == "refused_other_person" and db_snapshot(engine) == before
     assert res.reply == "无法办理：我只能修改您本人的账户，而您的请求涉及王芳。如需修改他人的账户，请联系工作人员或管理员。"
 
@@ -154,21 +156,15 @@ def test_a_rejected_refusal_is_neither_committed_nor_queued(engine):
 
 
 def test_a_member_named_as_the_argument_is_carried_out(engine):
-    agent, llm = make_agent(engine)
-    to_system(llm)
-    llm.enqueue("executor", call("MakeAllTypesToBeSubCoach", TeamLeaderName="Bob Brown"))
-    llm.enqueue("verifier", verdict(9))
-    res = agent.handle("demo_arbiter", "Make me vice team leader of Bob Brown", turn_key="c:1")
+    res, _ = turn(engine, "demo_arbiter", "Make me vice team leader of Bob Brown",
+                  call("MakeAllTypesToBeSubCoach", TeamLeaderName="Bob Brown"))
     assert res.committed and member(engine, "demo_arbiter")["p_id"] == 20
     assert member(engine, "bob_b")["type"] == 1  # Bob Brown's own row is untouched
 
 
 def test_reads_naming_a_member_are_not_affected(engine):
-    agent, llm = make_agent(engine)
-    to_system(llm)
-    llm.enqueue("executor", call("GetTeacherInfoBySchoolName", SchoolName="Lakeside Academy"))
-    llm.enqueue("verifier", verdict(9))
-    res = agent.handle("demo_admin", "Which users are at Bruno Busy's school, Lakeside Academy?", turn_key="c:1")
+    res, llm = turn(engine, "demo_admin", "Which users are at Bruno Busy's school, Lakeside Academy?",
+                    call("GetTeacherInfoBySchoolName", SchoolName="Lakeside Academy"))
     assert res.outcome == "ok" and "Bruno Busy" in res.reply
     execute = next(s for s in res.trace["steps"] if s["role"] == "executor")
     assert execute["target"] is None and execute["others_named"] == []
@@ -176,10 +172,6 @@ def test_reads_naming_a_member_are_not_affected(engine):
 
 
 def test_every_write_tells_the_verifier_whose_account_changes(engine):
-    agent, llm = make_agent(engine)
-    to_system(llm)
-    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
-    llm.enqueue("verifier", verdict(9))
-    res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
+    res, llm = turn(engine, "demo_leader", "Set my upload limit to 40", call("ChangeAllTypesUploadLimit", Limit=40))
     assert res.committed and member(engine, "demo_leader")["limit"] == 40
     assert "Account changed: the sender's own (demo_leader)" in prompt_text(llm, "verifier")
