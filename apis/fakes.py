@@ -8,6 +8,7 @@ Usage: ``state = FakeState(members=[...], ...)``; ``Api(None, uow_factory=state.
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,13 @@ class FakeMembers(_FakeRepo):
     def active_by_user_name(self, user_name: str) -> list[Row]:
         """Approved members with this user name."""
         return [m for m in self.s.members if m["user_name"] == user_name and m["status"] != 0]
+
+    def named(self, names: Collection[str]) -> list[Row]:
+        """``id``, ``nickname`` and ``user_name`` of the members whose nickname or user name is in ``names``."""
+        names = set(names)
+        rows = sorted(self.s.members, key=lambda m: m["id"])
+        return [{k: m[k] for k in ("id", "nickname", "user_name")} for m in rows
+                if m["nickname"] in names or m["user_name"] in names]
 
     def info(self, *, user_name: str | None = None, school_id: int | None = None) -> list[Row]:
         """Approved members with school, area and team leader names."""

@@ -23,6 +23,9 @@ class Outcome(StrEnum):
     REFUSED_PRECONDITION = "refused_precondition"
     REFUSED_PERMISSION = "refused_permission"
     NOT_IN_SYSTEM = "not_in_system"
+    # Decided before the operation runs: the request names another member as the target, and
+    # operations only ever change the sender's own account (chops.pipeline.targets).
+    REFUSED_OTHER_PERSON = "refused_other_person"
 
     @property
     def succeeded(self) -> bool:

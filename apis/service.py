@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 from datetime import datetime, timezone
+from collections.abc import Collection
 from typing import Any, Callable
 
 import sqlalchemy as sa
@@ -84,6 +85,14 @@ class Api:
         """The user's profile in one query; ``None`` = not in the system."""
         with self.engine.connect() as conn:
             return load_profile(conn, nickname)
+
+    def members_named(self, names: Collection[str]) -> list[dict[str, Any]]:
+        """``id``, ``nickname`` and ``user_name`` of the members whose nickname or user name is one of
+        ``names`` (read only; see ``SqlMemberRepository.named``)."""
+        if not names:
+            return []
+        with self._uow(False) as uow:
+            return uow.members.named(names)
 
     def call(self, name: str, nickname: str, args: dict, *, dry_run: bool = False,
              idempotency_key: str | None = None, request_id: str | None = None) -> OperationResult:

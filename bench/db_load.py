@@ -13,13 +13,13 @@ import argparse
 import statistics
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import sqlalchemy as sa
 
 from apis.db import init_schema, make_engine
 from apis.loaders import read_cphos, replace_cphos_rows
+from bench.scratch import scratch_mariadb
 
 
 def _time_runs(engine: sa.Engine, directory: Path, runs: int) -> tuple[list[float], list[float]]:
@@ -53,18 +53,8 @@ def main(argv: list[str] | None = None) -> None:
     n_rows = sum(len(v) for v in read_cphos(directory).values())
     print(f"CPHOS dump: {n_rows} rows in 9 tables from {directory}")
 
-    name = f"chops_bench_{uuid.uuid4().hex[:8]}"
-    admin = sa.create_engine(a.mariadb_url)
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
-    try:
-        engine = make_engine(f"{a.mariadb_url}/{name}?charset=utf8mb4")
+    with scratch_mariadb(a.mariadb_url) as engine:
         print(_line("MariaDB", *_time_runs(engine, directory, a.runs), n_rows))
-        engine.dispose()
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
-        admin.dispose()
 
     with tempfile.TemporaryDirectory() as tmp:
         engine = make_engine(f"sqlite:///{Path(tmp) / 'bench.db'}")

@@ -173,8 +173,9 @@ class Agent:
             trace.emit("commit", {"operation": cand.operation, "committed": False, "queued": True})
             return self._finish(trace, queued_reply(op, cand.args or {}, lang), queued=True,
                                 approval_id=approval_id, **fields)
-        if not passed:
+        if not passed or dry.outcome == Outcome.REFUSED_OTHER_PERSON:
             # A refusal or no-op picked by the chooser changes nothing: report the dry run honestly.
+            # A write about another person never ran, and must not run now: it would change the sender.
             return self._finish(trace, operation_reply(op, dry, cand.args or {}, lang), **fields)
         # Passed: the same code path for real; preconditions are re-checked inside the transaction.
         real = self.api.call(cand.operation, ctx.nickname, cand.args or {}, idempotency_key=key,

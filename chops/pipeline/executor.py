@@ -17,6 +17,7 @@ from chops.pipeline.grounding import ground_args
 from chops.pipeline.prompting import messages
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, proposal_schema
+from chops.pipeline.targets import others_named, refusal
 
 
 class Executor:
@@ -88,14 +89,19 @@ class Executor:
 
     def run_operation(self, ctx: TurnContext, name: str, proposed: dict[str, Any],
                       step: dict[str, Any]) -> Candidate:
-        """Ground ``proposed`` and run ``name`` for the caller: a write as a dry run, a read for real."""
+        """Ground ``proposed`` and run ``name`` for the caller: a write as a dry run, a read for real.
+
+        A write whose request names another member as its target is refused without running
+        (``chops.pipeline.targets``): it would change the sender's account, not theirs."""
         args, dropped = ground_args(proposed, ctx.user_texts)
         writes = bool(self.operations[name].writes)
+        others = others_named(self.api, ctx, args) if writes else []
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
-        result = self.api.call(name, ctx.nickname, args, dry_run=writes)
+        result = refusal(name, ctx.nickname, others) if others else self.api.call(name, ctx.nickname, args,
+                                                                                 dry_run=writes)
         step.update(operation=name, proposed_args=proposed, args=args, ungrounded=dropped, writes=writes,
-                    dry_run=writes, outcome=str(result.outcome), message=result.message,
-                    diff=[c.model_dump() for c in result.diff])
+                    target=ctx.nickname if writes else None, others_named=others, dry_run=result.dry_run,
+                    outcome=str(result.outcome), message=result.message, diff=[c.model_dump() for c in result.diff])
         return Candidate(iteration=ctx.trace.iteration, route="system", operation=name, proposed_args=proposed,
                          args=args, dropped=dropped, writes=writes, result=result)
 

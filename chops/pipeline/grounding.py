@@ -35,9 +35,9 @@ NUMBER_WORDS = {w: i for i, w in enumerate(_WORDS)} | {"thirty": 30, "forty": 40
 ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
              "八": 8, "九": 9}
 ZH_UNITS = {"十": 10, "百": 100}
-_TRIM = " \t\r\n.,;:!?\"'`()[]{}，。；：！？、（）《》“”"
-_LATIN = "0-9A-Za-z\u00c0-\u024f"  # letters and digits of Latin-script words
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+TRIM = " \t\r\n.,;:!?\"'`()[]{}，。；：！？、（）《》“”"
+LATIN = "0-9A-Za-z\u00c0-\u024f"  # letters and digits of Latin-script words
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _ZH_RUN = re.compile("[" + "".join(ZH_DIGITS) + "".join(ZH_UNITS) + "]+")
 
 
@@ -82,13 +82,22 @@ def _pattern(value: str) -> re.Pattern[str] | None:
         return None
     body = r"\s+".join(re.escape(w) for w in words)
     first, last = words[0][0], words[-1][-1]
-    if re.match(f"[{_LATIN}]", first):
-        body = f"(?<![{_LATIN}])" + body
-    if re.match(f"[{_LATIN}]", last):
-        body += f"(?![{_LATIN}])"
-    if len(words) == 1 and len(words[0]) == 1 and re.match(f"[{_CJK}]", first):
-        body = f"(?<![{_CJK}]){body}(?![{_CJK}])"
+    if re.match(f"[{LATIN}]", first):
+        body = f"(?<![{LATIN}])" + body
+    if re.match(f"[{LATIN}]", last):
+        body += f"(?![{LATIN}])"
+    if len(words) == 1 and len(words[0]) == 1 and re.match(f"[{CJK}]", first):
+        body = f"(?<![{CJK}]){body}(?![{CJK}])"
     return re.compile(body)
+
+
+def token_spans(value: str, text: str, *, ignore_case: bool = False) -> list[tuple[int, int]]:
+    """``(start, end)`` of every whole-token occurrence of ``value`` in ``text`` (the rules above)."""
+    pattern = _pattern(value)
+    if pattern is None:
+        return []
+    flags = re.IGNORECASE if ignore_case else 0
+    return [m.span() for m in re.finditer(pattern.pattern, text, flags)]
 
 
 def _find(value: str, texts: Iterable[str]) -> str | None:
@@ -116,7 +125,7 @@ def ground_args(args: dict[str, Any], user_texts: list[str]) -> tuple[dict[str, 
     dropped: list[str] = []
     numbers = set().union(*(numbers_in(t) for t in user_texts)) if user_texts else set()
     for name, value in args.items():
-        if isinstance(value, str) and not value.strip(_TRIM):
+        if isinstance(value, str) and not value.strip(TRIM):
             value = None  # a blank string is "not given", like null
         if value is None:
             grounded = None
@@ -125,7 +134,7 @@ def ground_args(args: dict[str, Any], user_texts: list[str]) -> tuple[dict[str, 
         elif isinstance(value, int):
             grounded = value if value in numbers else None
         else:
-            grounded = _find(str(value).strip(_TRIM), user_texts)
+            grounded = _find(str(value).strip(TRIM), user_texts)
         out[name] = grounded
         if value is not None and grounded is None:
             dropped.append(name)

@@ -114,6 +114,8 @@ def missing_description(operation: Any, args: dict[str, Any], lang: str) -> str:
 def operation_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:
     """The reply for a write's (or a refused read's) real result."""
     outcome = Outcome(result.outcome)
+    if outcome == Outcome.REFUSED_OTHER_PERSON:
+        return other_person_reply((result.data or {}).get("people") or [], lang)
     if outcome == Outcome.REFUSED_MISSING_ARGS:
         return translate(lang, N_("I need a bit more information to do that: please tell me {missing}. Just reply "
                                   "with it and I'll continue."), missing=missing_description(operation, args, lang))
@@ -123,6 +125,14 @@ def operation_reply(operation: Any, result: Any, args: dict[str, Any], lang: str
     if outcome == Outcome.OK_NOOP:
         return translate(lang, N_("Done: nothing needed to change. {message}"), message=message)
     return translate(lang, N_("I couldn't do that: {message}"), message=message)
+
+
+def other_person_reply(people: list[str], lang: str) -> str:
+    """The reply to a write refused because the request is about ``people``, not the sender."""
+    who = join_list(people, lang) or translate(lang, N_("someone else"))
+    return translate(lang, N_("I couldn't do that: I can only make changes to your own account, and your request "
+                              "is about {people}. Support staff or an admin can help with another person's "
+                              "account."), people=who)
 
 
 def read_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:

@@ -28,7 +28,13 @@ def _args_text(args: dict | None) -> str:
 
 
 def evidence(ctx: TurnContext, cand: Candidate) -> str:
-    """What the verifier sees of a candidate: the answer with its source, or the operation's result."""
+    """What the verifier sees of a candidate: the answer with its source, or the operation's result;
+    for a write also whose account it changes (always the sender's), to compare with the request."""
+    text = _evidence(ctx, cand)
+    return text + "\n" + fragment("account_evidence", nickname=ctx.nickname) if cand.writes else text
+
+
+def _evidence(ctx: TurnContext, cand: Candidate) -> str:
     if cand.route == "basic_info":
         return fragment("profile_evidence", profile=ctx.profile_text(), answer=cand.answer or "")
     if cand.route == "guide":

@@ -62,7 +62,8 @@ def test_operation_lines():
 
 def test_outcome_codes_and_succeeded():
     assert [o.value for o in Outcome] == ["ok", "ok_noop", "refused_missing_args", "refused_invalid_arg",
-                                          "refused_precondition", "refused_permission", "not_in_system"]
+                                          "refused_precondition", "refused_permission", "not_in_system",
+                                          "refused_other_person"]
     assert {o for o in Outcome if o.succeeded} == {Outcome.OK, Outcome.OK_NOOP}
 
 
