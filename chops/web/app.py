@@ -85,6 +85,7 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     from apis.service import Api
     from chops.pipeline import Agent
     from chops.store import ConversationStore
+    from chops.telemetry import exporter_from_settings
 
     settings = settings or get_settings()
     if engine is None:
@@ -100,7 +101,7 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     secret = _token_secret(settings)
     svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api,
                    agent=Agent(api, llm, settings, index, store=store), store=store,
-                   metrics=Metrics(), secret=secret)
+                   metrics=Metrics(turn_exporter=exporter_from_settings(settings)), secret=secret)
 
     app = Flask(__name__)
     # The console session key is derived from the token secret, so one leaked cookie key cannot
