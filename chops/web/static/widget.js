@@ -165,6 +165,7 @@
       again.addEventListener("click", function () { p.remove(); self.submit(retryText); });
       p.appendChild(again);
     }
+    this.log.scrollTop = this.log.scrollHeight;
   };
 
   Widget.prototype.stream = function (conv, text, turn) {
@@ -227,7 +228,9 @@
     p.querySelector(".chops-text").textContent = payload.reply;
     var badge = badgeFor(payload);
     if (badge) p.appendChild(el("div", "chops-badge " + badge[0], badge[1]));
+    p.querySelector(".chops-time").replaceWith(clock(payload.created_at ? new Date(payload.created_at) : new Date()));
     turn.progress.classList.add("chops-done");
+    this.log.scrollTop = this.log.scrollHeight;
   };
 
   /* Staff decisions arrive as reply-only turns: fetch the history to show them. */
