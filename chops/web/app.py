@@ -39,7 +39,7 @@ class Services:
     agent: Any
     store: Any
     metrics: Metrics
-    secret: str  # HMAC key of user and conversation tokens
+    secret: str  # HS256 key of user and conversation JWTs
     conversation_locks: dict[str, threading.Lock] = field(default_factory=dict)
     locks_guard: threading.Lock = field(default_factory=threading.Lock)
 
