@@ -121,6 +121,18 @@ def test_the_widget_from_a_host_site_jwt(sqlite_url, browser, shoot):
         expect(third.locator(".chops-committed")).to_have_text("Change saved.")
         assert member(engine, "demo_leader")["limit"] == 40
         shoot(page, "03-badges")
+        labels = page.evaluate("""() => [
+            {operation: "Op", outcome: "ok", committed: true, queued: false},
+            {operation: "Op", outcome: "ok_noop", committed: true, queued: false},
+            {operation: "Op", outcome: "ok", committed: false, queued: true},
+            {operation: "Op", outcome: "refused_permission", committed: false, queued: false},
+            {operation: null, outcome: null, committed: false, queued: false, error: "model_timeout"},
+            {operation: "ReadOp", outcome: "ok", committed: false, queued: false},
+            {operation: null, outcome: null, committed: false, queued: false},
+        ].map(p => { const b = ChopsWidget.badgeFor(p); return b && b[1]; })""")
+        assert labels == ["Change saved.", "Nothing changed.",
+                          "Waiting for staff approval — their decision will appear here.",
+                          "Not done.", "Not done.", None, None]
 
         # 3. Streamed deltas are plain text, and the final reply wins over the draft.
         messages_url = f"{srv.url}/v1/conversations/*/messages"
@@ -198,19 +210,24 @@ def test_chat_then_approve_the_queued_write_in_the_console(sqlite_url, browser, 
         staff.fill("input[name=name]", "Erin Staff")
         staff.fill("input[name=key]", STAFF_KEY)
         staff.click("button[type=submit]")
+        staff.fill("input[name=user]", "leader")
+        staff.select_option("select[name=route]", "system")
+        staff.click("form.filters button[type=submit]")
         row = staff.locator(f"tr[data-conversation='{conversation_id}']")
         expect(row).to_contain_text("demo_leader")
+        expect(staff.locator("tr[data-conversation]")).to_have_count(1)
+        shoot(staff, "07-console-filtered")
         row.locator("a").click()
         expect(staff.locator("#turn-2")).to_contain_text("queued for approval")
         expect(staff.locator("#turn-2 .step-verifier").first).to_contain_text("vs threshold 8.0")
         staff.click("text=Approvals")
         approval = staff.locator("tr[data-approval]")
         expect(approval).to_contain_text("ChangeAllTypesUploadLimit")
-        shoot(staff, "07-console-approvals")
+        shoot(staff, "08-console-approvals")
         approval.locator("button.approve").click()
         expect(staff.locator(".flash.ok")).to_contain_text("approved: ok")
         assert member(engine, "demo_leader")["limit"] == 40
 
         # The widget polls the history and shows the staff decision to the user.
         expect(page.locator(".chops-staff")).to_contain_text("approved", timeout=15_000)
-        shoot(page, "08-staff-decision")
+        shoot(page, "09-staff-decision")

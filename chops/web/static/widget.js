@@ -250,13 +250,27 @@
     return w;
   }
 
+  /* A speech-bubble icon as SVG (an emoji needs a font the page may not have). */
+  function chatIcon() {
+    var ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("width", "26");
+    svg.setAttribute("height", "26");
+    svg.setAttribute("aria-hidden", "true");
+    var path = document.createElementNS(ns, "path");
+    path.setAttribute("d", "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z");
+    path.setAttribute("fill", "currentColor");
+    svg.appendChild(path);
+    return svg;
+  }
+
   /** A floating button that opens the chat panel; Escape closes it and gives focus back. */
   function launch(opts) {
     var button = el("button", "chops-launcher");
     button.type = "button";
     button.setAttribute("aria-label", "Open support chat");
     button.setAttribute("aria-expanded", "false");
-    button.appendChild(el("span", "chops-launcher-icon", "💬"));
+    button.appendChild(chatIcon());
     var panel = el("section", "chops-panel");
     panel.id = "chops-panel";
     panel.hidden = true;
