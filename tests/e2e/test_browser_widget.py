@@ -7,6 +7,7 @@ Screenshots go to the test's tmp dir and are copied to /work/helper-brief/screen
 
 from __future__ import annotations
 
+import http.server
 import json
 import shutil
 import threading
@@ -231,3 +232,40 @@ def test_chat_then_approve_the_queued_write_in_the_console(sqlite_url, browser, 
         # The widget polls the history and shows the staff decision to the user.
         expect(page.locator(".chops-staff")).to_contain_text("approved", timeout=15_000)
         shoot(page, "09-staff-decision")
+
+
+def test_a_host_site_on_another_origin_embeds_the_script_tag(sqlite_url, browser, shoot):
+    """The documented embed: a host page on another origin (a second HTTP server on 127.0.0.1)
+    carries one script tag with a PyJWT-minted token; the widget talks to the service across origins."""
+    from playwright.sync_api import expect
+
+    app, llm, _ = make_app(sqlite_url)
+    script_profile_answer(llm)
+    with LiveServer(app) as srv:
+        html = (f"<!doctype html><html><head><title>Host site</title></head><body><h1>My account</h1>"
+                f"<script src=\"{srv.url}/widget.js\" data-token=\"{host_site_jwt('demo_vice')}\"></script>"
+                f"</body></html>").encode()
+
+        class HostPage(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - http.server's naming
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.end_headers()
+                self.wfile.write(html)
+
+            def log_message(self, *args):
+                pass
+
+        host = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HostPage)
+        threading.Thread(target=host.serve_forever, daemon=True).start()
+        try:
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{host.server_port}/account")
+            page.locator(".chops-launcher").click()
+            page.fill(".chops-input", "What is my upload limit?")
+            page.keyboard.press("Enter")
+            expect(page.locator(".chops-bot .chops-text")).to_have_text("demo_vice asked: What is my upload limit?")
+            shoot(page, "10-embedded-on-host-site")
+        finally:
+            host.shutdown()
+            host.server_close()
