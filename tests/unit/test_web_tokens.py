@@ -144,3 +144,62 @@ def test_no_secret_verifies_nothing_and_signs_nothing():
         sign_token("demo_leader", "", 60)
     with pytest.raises(ValueError):
         sign_token("", SECRET, 60)
+
+
+def test_asymmetric_host_tokens_verify_against_a_jwks_url(jwks_file):
+    """The JWKS served over HTTP (a real server on 127.0.0.1), as a host site publishes it."""
+    import http.server
+    import threading
+
+    body = open(jwks_file, "rb").read()
+
+    class Keys(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's naming
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Keys)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        checks = TokenChecks(jwks=f"http://127.0.0.1:{server.server_port}/.well-known/jwks.json")
+        assert verify_token(mint(key=EC_KEY, algorithm="ES256", kid="e1"), SECRET, checks).nickname == "demo_admin"
+        assert refused(mint(key=OTHER_RSA_KEY, algorithm="RS256", kid="r1"), checks) == "token_invalid"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_api_applies_the_configured_audience_to_user_and_conversation_tokens(sqlite_url):
+    from tests.unit.web_support import SECRET as WEB_SECRET
+    from tests.unit.web_support import make_app
+
+    app, _, _ = make_app(sqlite_url, jwt_audience="chops", jwt_issuer="https://host.example")
+    client = app.test_client()
+    good = {"aud": "chops", "iss": "https://host.example", "sub": "demo_vice"}
+    wrong = client.post("/v1/conversations", json={"token": mint({**good, "aud": "other"}, key=WEB_SECRET)})
+    assert (wrong.status_code, wrong.get_json()["error"]["code"]) == (401, "token_invalid")
+    expired = client.post("/v1/conversations", json={"token": mint({**good, "exp": int(time.time()) - 600},
+                                                                   key=WEB_SECRET)})
+    assert (expired.status_code, expired.get_json()["error"]["code"]) == (401, "token_expired")
+    resp = client.post("/v1/conversations", json={"token": mint(good, key=WEB_SECRET)})
+    assert resp.status_code == 201
+    body = resp.get_json()
+    claims = jwt.decode(body["token"], WEB_SECRET, algorithms=["HS256"], audience="chops")
+    assert (claims["sub"], claims["cid"], claims["iss"]) == ("demo_vice", body["id"], "https://host.example")
+    history = client.get(f"/v1/conversations/{body['id']}", headers={"Authorization": f"Bearer {body['token']}"})
+    assert history.status_code == 200
+
+
+@pytest.mark.parametrize("leeway", [-1, 301])
+def test_the_clock_skew_setting_is_bounded(leeway):
+    from pydantic import ValidationError
+
+    from chops.settings import get_settings
+
+    with pytest.raises(ValidationError):
+        get_settings(jwt_leeway_s=leeway)
