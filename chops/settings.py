@@ -115,9 +115,19 @@ class Settings(BaseSettings):
 
     # --- service -------------------------------------------------------------------
     demo_mode: bool = False
-    secret_key: str | None = Field(default=None, description="HMAC secret shared with the host site")
+    secret_key: str | None = Field(default=None, description="HS256 JWT secret shared with the host site")
+    jwt_audience: str | None = Field(default=None, description="required 'aud' of user tokens; unset = not checked")
+    jwt_issuer: str | None = Field(default=None, description="required 'iss' of user tokens; unset = not checked")
+    jwks: str | None = Field(default=None, description="JWKS file path or URL of the host site's RS256/ES256 keys")
+    jwt_leeway_s: float = Field(default=30.0, ge=0, le=300, description="clock skew allowed on exp/iat/nbf")
     staff_api_key: str | None = None
     max_message_chars: int = 2000
+
+    # --- telemetry -----------------------------------------------------------------
+    # OTLP traces are on when the standard OTEL_EXPORTER_OTLP_ENDPOINT is set (read by the exporter
+    # itself, with the other OTEL_* variables); this is the one switch the service reads.
+    otel_endpoint: str | None = Field(default=None, validation_alias="OTEL_EXPORTER_OTLP_ENDPOINT",
+                                      description="OTLP collector; unset = no traces, no cost")
 
     @property
     def resolved_database_url(self) -> str:

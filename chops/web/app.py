@@ -39,7 +39,7 @@ class Services:
     agent: Any
     store: Any
     metrics: Metrics
-    secret: str  # HMAC key of user and conversation tokens
+    secret: str  # HS256 key of user and conversation JWTs
     warm: "Warmup | None" = None
     conversation_locks: dict[str, threading.Lock] = field(default_factory=dict)
     locks_guard: threading.Lock = field(default_factory=threading.Lock)
@@ -123,6 +123,7 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     from apis.service import Api
     from chops.pipeline import Agent
     from chops.store import ConversationStore
+    from chops.telemetry import exporter_from_settings
 
     settings = settings or get_settings()
     if engine is None:
@@ -138,7 +139,7 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     secret = _token_secret(settings)
     agent = Agent(api, llm, settings, index, store=store)
     svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api, agent=agent, store=store,
-                   metrics=Metrics(), secret=secret)
+                   metrics=Metrics(turn_exporter=exporter_from_settings(settings)), secret=secret)
     if settings.warm_on_start and getattr(llm, "warmable", False):
         svc.warm = Warmup(agent)
 

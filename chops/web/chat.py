@@ -22,7 +22,7 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 from chops.web.app import Services, services
 from chops.web.errors import ApiError
 from chops.web.schemas import NICKNAME_MAX, CreateConversation, PostMessage, parse_body
-from chops.web.tokens import TokenError, sign_token, verify_token
+from chops.web.tokens import TokenError, checks_from, sign_token, verify_token
 
 log = logging.getLogger(__name__)
 bp = Blueprint("chat", __name__, url_prefix="/v1")
@@ -66,9 +66,9 @@ def _require_secret(svc: Services) -> str:
     return svc.secret
 
 
-def _verify(token: str, secret: str):
+def _verify(token: str, svc: Services):
     try:
-        claims = verify_token(token, secret)
+        claims = verify_token(token, _require_secret(svc), checks_from(svc.settings))
     except TokenError as exc:
         raise ApiError(401, exc.code, exc.message) from None
     if len(claims.nickname) > NICKNAME_MAX:
@@ -83,7 +83,7 @@ def authorized_conversation(svc: Services, conversation_id: str):
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "token_missing", "send the conversation token as 'Authorization: Bearer <token>'")
-    claims = _verify(token.strip(), _require_secret(svc))
+    claims = _verify(token.strip(), svc)
     conv = _conversation_row(svc, conversation_id)
     if conv is None:
         raise ApiError(404, "conversation_not_found", f"no conversation {conversation_id!r}")
@@ -111,7 +111,7 @@ def create_conversation():
     body = parse_body(CreateConversation, json_body())
     if body.token is not None:
         secret = _require_secret(svc)
-        claims = _verify(body.token, secret)
+        claims = _verify(body.token, svc)
         nickname, expires_at = claims.nickname, claims.expires_at
     elif body.nickname is not None:
         if not svc.settings.demo_mode:
@@ -123,7 +123,8 @@ def create_conversation():
     else:
         raise ApiError(400, "missing_field", "send 'token' (or 'nickname' in demo mode)", field="token")
     conversation_id = svc.store.create(nickname, "widget")
-    token = sign_token(nickname, secret, expires_at - time.time(), conversation_id=conversation_id)
+    token = sign_token(nickname, secret, expires_at - time.time(), conversation_id=conversation_id,
+                       checks=checks_from(svc.settings))
     resp = jsonify(id=conversation_id, nickname=nickname, token=token, expires_at=expires_at)
     resp.status_code = 201
     return resp

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 
 from chops.web.app import services
+from chops.web.console_filters import ConversationFilter, FilterError, choices, find_conversations
 
 bp = Blueprint("console", __name__, url_prefix="/console", template_folder="templates")
 
@@ -108,18 +109,28 @@ def _approvals(status: str | None) -> list:
 
 # --- conversations -----------------------------------------------------------------------
 
+def _filtered() -> tuple[ConversationFilter, list[dict]]:
+    flt = ConversationFilter.from_args(request.args)
+    try:
+        return flt, find_conversations(services().engine, flt)
+    except FilterError as exc:
+        abort(400, str(exc))
+
+
 @bp.get("/")
 def index():
-    """The live list of conversations (the table refreshes itself)."""
+    """The live list of conversations, filtered by user, route, outcome and date (``?user=&route=
+    &outcome=&since=&until=``); the table refreshes itself with the same filters."""
     pending = len(_approvals("pending"))
-    return render_template("console/index.html", conversations=services().store.list_conversations(),
-                           pending=pending)
+    flt, rows = _filtered()
+    return render_template("console/index.html", conversations=rows, pending=pending, filter=flt,
+                           choices=choices(services().engine))
 
 
 @bp.get("/fragments/conversations")
 def conversations_fragment():
     """The rows of the conversation table, for the page's auto-refresh."""
-    return render_template("console/_conversations.html", conversations=services().store.list_conversations())
+    return render_template("console/_conversations.html", conversations=_filtered()[1])
 
 
 def _conversation_or_404(conversation_id: str):

@@ -19,8 +19,10 @@ _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 
 class Metrics:
     """The service's counters and histograms, registered in a private registry."""
 
-    def __init__(self) -> None:
-        """Create every metric in a fresh registry."""
+    def __init__(self, turn_exporter: Any = None) -> None:
+        """Create every metric in a fresh registry; ``turn_exporter`` (``chops.telemetry``) also
+        sends each turn as an OpenTelemetry trace, when OTLP export is configured."""
+        self.turn_exporter = turn_exporter
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter("chops_http_requests_total", "HTTP requests", ["route", "method", "status"],
@@ -62,6 +64,8 @@ class Metrics:
             self.writes.labels(state="committed").inc()
         if result.queued:
             self.writes.labels(state="queued").inc()
+        if self.turn_exporter is not None:
+            self.turn_exporter.export(result, seconds)
 
 
 def install_request_metrics(app: Flask, metrics: Metrics) -> None:

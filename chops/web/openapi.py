@@ -91,7 +91,7 @@ def build_spec(max_chars: int = 2000) -> dict:
                                 "`{\"error\": {\"code\", \"message\"}}` with stable codes."},
         "paths": _paths(max_chars),
         "components": {"schemas": components,
-                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
                                                       "description": "the conversation token from POST "
                                                                      "/v1/conversations, or the user's token"}}},
     }

@@ -18,7 +18,7 @@ class CreateConversation(BaseModel):
     """Start a conversation as the user in ``token`` (or, in demo mode only, as ``nickname``)."""
 
     model_config = ConfigDict(extra="forbid")
-    token: str | None = Field(None, min_length=1, description="the user's token signed by the host site")
+    token: str | None = Field(None, min_length=1, description="the user's JWT signed by the host site (sub = nickname, exp)")
     nickname: str | None = Field(None, min_length=1, max_length=NICKNAME_MAX,
                                  description="demo mode only: act as this user without a token")
 

@@ -1,28 +1,34 @@
-"""Signed user tokens: the host site proves who the chatting user is.
+"""Signed user tokens: the host site proves who the chatting user is, with a standard JWT (PyJWT).
 
-Format (easy to produce in any language): ``<payload>.<signature>`` where ``payload`` is the
-base64url (no padding) of the compact JSON ``{"sub": nickname, "exp": unix_seconds}`` (plus
-``"cid": conversation_id`` for a token the service issues for one conversation) and
-``signature`` is the base64url (no padding) of ``HMAC-SHA256(secret, payload)`` computed over the
-ASCII bytes of ``payload``. The secret is ``CHOPS_SECRET_KEY``, shared with the host site.
+Accepted: HS256 signed with the shared ``CHOPS_SECRET_KEY``, or RS256/ES256 signed with a key of the
+configured JWKS (``CHOPS_JWKS``: a file path or an https URL). Claims: ``sub`` = the user's nickname
+and ``exp`` are required; ``aud`` and ``iss`` are checked when ``CHOPS_JWT_AUDIENCE`` /
+``CHOPS_JWT_ISSUER`` are set; clocks may differ by ``CHOPS_JWT_LEEWAY_S`` (bounded in settings).
+The conversation tokens this service issues to the widget are HS256 JWTs of the same shape plus
+``cid`` (the conversation id), so there is one format and one library.
 
-The standard library is enough here (hmac, hashlib, base64, json); ``itsdangerous`` would tie the
-host site to its Python-specific format.
+The algorithm is chosen from a fixed list per key type before anything is verified: ``none``, an
+HS256 token "signed" with a public key, or any other algorithm is refused (algorithm confusion).
+The old home-made format (HMAC over base64 JSON) is gone: every host-site language has a stock JWT
+library, and one format means one verification path to keep safe.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
-import json
+import functools
 import time
 from dataclasses import dataclass
+from pathlib import Path
+
+import jwt
+
+ASYMMETRIC_ALGORITHMS = ("RS256", "ES256")
+MAX_TOKEN_CHARS = 8192
 
 
 class TokenError(Exception):
-    """A token was refused. ``code``: ``token_invalid`` (malformed or bad signature) or ``token_expired``."""
+    """A token was refused. ``code``: ``token_invalid`` (malformed, bad signature, wrong audience,
+    issuer or key) or ``token_expired``."""
 
     def __init__(self, code: str, message: str):
         super().__init__(message)
@@ -39,59 +45,101 @@ class TokenClaims:
     conversation_id: str | None = None
 
 
-def _b64encode(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+@dataclass(frozen=True)
+class TokenChecks:
+    """What a token must satisfy beyond its signature (from settings; see ``checks_from``)."""
+
+    audience: str | None = None
+    issuer: str | None = None
+    leeway_s: float = 30.0
+    jwks: str | None = None  # a JWKS file path or URL for RS256/ES256 host-site tokens
 
 
-def _b64decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def _signature(payload: str, secret: str) -> str:
-    return _b64encode(hmac.new(secret.encode("utf-8"), payload.encode("ascii"), hashlib.sha256).digest())
+def checks_from(settings) -> TokenChecks:
+    """The token checks configured in ``chops.settings.Settings``."""
+    return TokenChecks(audience=settings.jwt_audience, issuer=settings.jwt_issuer,
+                       leeway_s=settings.jwt_leeway_s, jwks=settings.jwks)
 
 
 def sign_token(nickname: str, secret: str, ttl: float, *, conversation_id: str | None = None,
-               now: float | None = None) -> str:
-    """A token for ``nickname`` valid for ``ttl`` seconds from ``now`` (default: the current time)."""
+               checks: TokenChecks = TokenChecks(), now: float | None = None) -> str:
+    """An HS256 JWT for ``nickname`` valid for ``ttl`` seconds from ``now`` (default: the current time).
+
+    It carries the configured ``aud``/``iss`` so it passes the same checks as a host-site token."""
     if not nickname:
         raise ValueError("a token needs a nickname")
     if not secret:
         raise ValueError("a token needs a secret")
-    claims: dict = {"sub": nickname, "exp": int((time.time() if now is None else now) + ttl)}
+    issued = int(time.time() if now is None else now)
+    claims: dict = {"sub": nickname, "iat": issued, "exp": int(issued + ttl)}
     if conversation_id is not None:
         claims["cid"] = conversation_id
-    payload = _b64encode(json.dumps(claims, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
-    return f"{payload}.{_signature(payload, secret)}"
+    if checks.audience:
+        claims["aud"] = checks.audience
+    if checks.issuer:
+        claims["iss"] = checks.issuer
+    return jwt.encode(claims, secret, algorithm="HS256")
 
 
-def verify_token(token: str, secret: str, *, now: float | None = None) -> TokenClaims:
-    """The claims of ``token`` if its signature is right and it has not expired; else ``TokenError``.
+@functools.lru_cache(maxsize=4)
+def _jwks_client(url: str) -> jwt.PyJWKClient:
+    # One client per URL for the process: it caches the fetched keys (refetching on an unknown kid).
+    return jwt.PyJWKClient(url, cache_keys=True, lifespan=300, timeout=5)
 
-    The signature is checked (in constant time) before the payload is parsed, so nothing the
-    sender wrote is interpreted unless the host site signed it.
-    """
-    if not isinstance(token, str) or token.count(".") != 1 or len(token) > 4096:
+
+def _jwks_key(token: str, header: dict, jwks: str) -> jwt.PyJWK:
+    """The JWKS key that signed ``token`` (by ``kid``; a one-key set needs no ``kid``)."""
+    if jwks.startswith(("https://", "http://")):
+        return _jwks_client(jwks).get_signing_key_from_jwt(token)
+    keys = jwt.PyJWKSet.from_json(Path(jwks).read_text(encoding="utf-8")).keys
+    kid = header.get("kid")
+    matching = [k for k in keys if k.key_id == kid] if kid else keys
+    if len(matching) != 1:
+        raise TokenError("token_invalid", "no single key of the configured JWKS matches the token's kid")
+    return matching[0]
+
+
+def _key_for(token: str, secret: str, checks: TokenChecks):
+    """(verification key, allowed algorithm) for ``token``'s header, or ``TokenError``."""
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.InvalidTokenError:
+        raise TokenError("token_invalid", "the token is not a JWT") from None
+    alg = header.get("alg")
+    if alg == "HS256":
+        if not secret:
+            raise TokenError("token_invalid", "the service has no secret to verify HS256 tokens with")
+        return secret, alg
+    if alg in ASYMMETRIC_ALGORITHMS and checks.jwks:
+        try:
+            key = _jwks_key(token, header, checks.jwks)
+        except (jwt.PyJWKError, jwt.PyJWKClientError, OSError, ValueError) as exc:
+            raise TokenError("token_invalid", f"no key of the configured JWKS verifies the token: {exc}") from None
+        if key.algorithm_name != alg:
+            raise TokenError("token_invalid", f"the JWKS key is for {key.algorithm_name}, the token says {alg}")
+        return key, alg
+    allowed = "HS256" + (", " + ", ".join(ASYMMETRIC_ALGORITHMS) if checks.jwks else "")
+    raise TokenError("token_invalid", f"the token's algorithm {alg!r} is not accepted (accepted: {allowed})")
+
+
+def verify_token(token: str, secret: str, checks: TokenChecks = TokenChecks()) -> TokenClaims:
+    """The claims of ``token`` if its signature, expiry, audience and issuer are right; else ``TokenError``."""
+    if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_CHARS:
         raise TokenError("token_invalid", "the token is malformed")
-    payload, signature = token.split(".")
+    key, alg = _key_for(token, secret, checks)
     try:
-        payload.encode("ascii")
-        signature.encode("ascii")
-    except UnicodeEncodeError:
-        raise TokenError("token_invalid", "the token is malformed") from None
-    if not secret or not hmac.compare_digest(signature, _signature(payload, secret)):
-        raise TokenError("token_invalid", "the token signature does not match")
-    try:
-        claims = json.loads(_b64decode(payload))
-    except (binascii.Error, ValueError):
-        raise TokenError("token_invalid", "the token payload is not valid JSON") from None
-    if not isinstance(claims, dict):
-        raise TokenError("token_invalid", "the token payload is not an object")
-    sub, exp, cid = claims.get("sub"), claims.get("exp"), claims.get("cid")
-    if not isinstance(sub, str) or not sub or not isinstance(exp, (int, float)) or isinstance(exp, bool):
-        raise TokenError("token_invalid", "the token lacks a nickname (sub) or an expiry (exp)")
+        claims = jwt.decode(
+            token, key, algorithms=[alg], audience=checks.audience, issuer=checks.issuer,
+            leeway=checks.leeway_s,
+            options={"require": ["sub", "exp"], "verify_aud": checks.audience is not None},
+        )
+    except jwt.ExpiredSignatureError:
+        raise TokenError("token_expired", "the token has expired") from None
+    except jwt.InvalidTokenError as exc:
+        raise TokenError("token_invalid", f"the token was refused: {exc}") from None
+    sub, cid = claims.get("sub"), claims.get("cid")
+    if not isinstance(sub, str) or not sub:
+        raise TokenError("token_invalid", "the token lacks a nickname (sub)")
     if cid is not None and not isinstance(cid, str):
         raise TokenError("token_invalid", "the token's conversation id (cid) is not a string")
-    if (time.time() if now is None else now) >= exp:
-        raise TokenError("token_expired", "the token has expired")
-    return TokenClaims(nickname=sub, expires_at=int(exp), conversation_id=cid)
+    return TokenClaims(nickname=sub, expires_at=int(claims["exp"]), conversation_id=cid)

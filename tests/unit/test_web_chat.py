@@ -140,7 +140,7 @@ def test_the_users_own_token_also_opens_the_conversation(web):
     (lambda own, other: {}, 401, "token_missing"),
     (lambda own, other: {"Authorization": "Basic abc"}, 401, "token_missing"),
     (lambda own, other: {"Authorization": "Bearer nonsense"}, 401, "token_invalid"),
-    (lambda own, other: {"Authorization": f"Bearer {user_token('demo_leader', ttl=-1)}"}, 401, "token_expired"),
+    (lambda own, other: {"Authorization": f"Bearer {user_token('demo_leader', ttl=-600)}"}, 401, "token_expired"),
     (lambda own, other: {"Authorization": f"Bearer {user_token('demo_admin')}"}, 403, "forbidden"),
     (lambda own, other: other, 403, "forbidden"),  # the same user's token for another conversation
 ])
@@ -196,7 +196,7 @@ def test_a_message_of_exactly_the_limit_is_accepted(sqlite_url):
     ({}, 400, "missing_field"),
     ({"token": ""}, 400, "invalid_field"),
     ({"token": "forged.token"}, 401, "token_invalid"),
-    ({"token": user_token("demo_leader", ttl=-5)}, 401, "token_expired"),
+    ({"token": user_token("demo_leader", ttl=-600)}, 401, "token_expired"),
     ({"nickname": "demo_leader"}, 403, "demo_mode_off"),
     ({"token": user_token("demo_leader"), "extra": 1}, 400, "invalid_field"),
 ])

@@ -4,11 +4,13 @@ signed tokens, and scripts for the common turns (a profile answer, a queued writ
 from __future__ import annotations
 
 import re
+import time
+
+import jwt
 
 from chops.llm import ScriptedLLM
 from chops.settings import get_settings
 from chops.web.app import create_app
-from chops.web.tokens import sign_token
 from tests.unit.pipeline_support import FakeIndex, call, demo_engine, to_system, verdict
 
 SECRET = "test-secret-shared-with-the-host"
@@ -26,8 +28,8 @@ def make_app(url: str, **overrides):
 
 
 def user_token(nickname: str, ttl: float = 600, secret: str = SECRET) -> str:
-    """A token as the host site would issue it."""
-    return sign_token(nickname, secret, ttl)
+    """A token as the host site mints it: a stock PyJWT HS256 JWT with ``sub`` and ``exp``."""
+    return jwt.encode({"sub": nickname, "exp": int(time.time() + ttl)}, secret, algorithm="HS256")
 
 
 def start(client, nickname: str = "demo_leader") -> tuple[str, dict]:

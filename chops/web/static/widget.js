@@ -1,8 +1,10 @@
 /* CHOPS chat widget: no build step. Embed with
- *   <script src="https://<chops-host>/widget.js" data-token="<signed user token>"></script>
- * (or data-nickname="..." when the service runs in demo mode). It opens a chat panel that talks to
- * the JSON API: POST /v1/conversations, then POST /v1/conversations/<id>/messages as Server-Sent
- * Events, authorised by the conversation token in "Authorization: Bearer <token>".
+ *   <script src="https://<chops-host>/widget.js" data-token="<user JWT>"></script>
+ * (or data-nickname="..." when the service runs in demo mode). It adds a floating button that opens
+ * a chat panel talking to the JSON API: POST /v1/conversations, then POST
+ * /v1/conversations/<id>/messages as Server-Sent Events (progress, delta, answer, error), authorised
+ * by the conversation token in "Authorization: Bearer <token>".
+ * Everything a user or the model wrote is set with textContent, never as HTML.
  */
 (function () {
   "use strict";
@@ -13,8 +15,24 @@
   function el(tag, cls, text) {
     var node = document.createElement(tag);
     if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
+    if (text !== undefined && text !== null) node.textContent = text;
     return node;
+  }
+
+  /** The honest status of a finished turn: [css class, label], or null for answers and reads. */
+  function badgeFor(p) {
+    if (p.queued) return ["chops-queued", "Waiting for staff approval — their decision will appear here."];
+    if (!p.operation && !p.error) return null;
+    if (p.outcome === "ok_noop") return ["chops-noop", "Nothing changed."];
+    if (p.committed && p.outcome === "ok") return ["chops-committed", "Change saved."];
+    if (p.error || (p.outcome && p.outcome !== "ok")) return ["chops-not-done", "Not done."];
+    return null;
+  }
+
+  function clock(date) {
+    var t = el("time", "chops-time", date.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"}));
+    t.dateTime = date.toISOString();
+    return t;
   }
 
   function Widget(root, opts) {
@@ -29,12 +47,15 @@
   Widget.prototype.build = function () {
     this.root.classList.add("chops-widget");
     this.log = el("div", "chops-log");
+    this.log.setAttribute("role", "log");
     this.log.setAttribute("aria-live", "polite");
+    this.log.setAttribute("aria-label", "Conversation");
     this.form = el("form", "chops-form");
     this.input = el("textarea", "chops-input");
     this.input.name = "text";
     this.input.rows = 2;
     this.input.placeholder = "Ask a question or request a change…";
+    this.input.setAttribute("aria-label", "Your message (Enter sends, Shift+Enter adds a line)");
     this.send = el("button", "chops-send", "Send");
     this.send.type = "submit";
     this.form.appendChild(this.input);
@@ -48,8 +69,12 @@
     });
   };
 
-  Widget.prototype.bubble = function (who, text) {
+  Widget.prototype.bubble = function (who, text, when) {
     var b = el("div", "chops-msg chops-" + who);
+    var meta = el("div", "chops-meta");
+    meta.appendChild(el("span", "chops-visually-hidden", who.indexOf("user") === 0 ? "You" : "Support"));
+    meta.appendChild(clock(when ? new Date(when) : new Date()));
+    b.appendChild(meta);
     b.appendChild(el("div", "chops-text", text));
     this.log.appendChild(b);
     this.log.scrollTop = this.log.scrollHeight;
@@ -72,31 +97,78 @@
     });
   };
 
-  Widget.prototype.submit = function () {
-    var text = this.input.value.trim();
+  Widget.prototype.submit = function (retryText) {
+    var text = retryText || this.input.value.trim();
     if (!text || this.busy) return;
     this.busy = true;
     this.send.disabled = true;
-    this.input.value = "";
-    this.bubble("user", text);
+    if (!retryText) { this.input.value = ""; this.bubble("user", text); }
     var pending = this.bubble("bot chops-pending", "");
-    var progress = el("ol", "chops-progress");
-    pending.appendChild(progress);
+    var typing = el("div", "chops-typing");
+    typing.setAttribute("role", "status");
+    typing.appendChild(el("span", "chops-visually-hidden", "Support is typing"));
+    for (var i = 0; i < 3; i++) typing.appendChild(el("span", "chops-dot"));
+    pending.appendChild(typing);
+    var turn = {pending: pending, progress: el("ol", "chops-progress"), answered: false};
+    turn.progress.setAttribute("aria-hidden", "true");
+    pending.appendChild(turn.progress);
     var self = this;
+    var countBefore = null;
     this.start().then(function (conv) {
-      return self.stream(conv, text, pending, progress);
-    }).catch(function (err) {
-      pending.classList.remove("chops-pending");
-      pending.classList.add("chops-error");
-      pending.querySelector(".chops-text").textContent = "Sorry: " + err.message;
+      return self.turnCount().then(function (n) { countBefore = n; return self.stream(conv, text, turn); });
     }).then(function () {
+      if (!turn.answered) throw new TypeError("the connection closed before the answer");
+    }).catch(function (err) {
+      return self.recover(err, text, turn, countBefore);
+    }).then(function () {
+      typing.remove();
       self.busy = false;
       self.send.disabled = false;
       self.input.focus();
     });
   };
 
-  Widget.prototype.stream = function (conv, text, pending, progress) {
+  /** Turns stored so far (null if unknown): after a dropped connection, more means it was answered. */
+  Widget.prototype.turnCount = function () {
+    return this.history().then(function (t) { return t ? t.length : null; }, function () { return null; });
+  };
+
+  Widget.prototype.history = function () {
+    if (!this.conversation) return Promise.resolve(null);
+    return fetch(this.base + "/v1/conversations/" + encodeURIComponent(this.conversation.id), {
+      headers: {"Authorization": "Bearer " + this.conversation.token}
+    }).then(function (r) { return r.ok ? r.json() : null; }).then(function (d) { return d ? d.turns : null; });
+  };
+
+  /* A dropped stream may still have been answered (and a change saved): look in the history before
+   * offering a retry, so one request is never carried out twice by an automatic resend. */
+  Widget.prototype.recover = function (err, text, turn, countBefore) {
+    var self = this, dropped = err instanceof TypeError;
+    var check = dropped && countBefore !== null ? this.history() : Promise.resolve(null);
+    return check.catch(function () { return null; }).then(function (turns) {
+      var last = turns && turns.length > countBefore ? turns[turns.length - 1] : null;
+      if (last && last.user_text === text) { self.answer(last, turn); return; }
+      self.fail(turn, dropped ? "The connection dropped before the answer arrived." : "Sorry: " + err.message,
+                dropped ? text : null);
+    });
+  };
+
+  Widget.prototype.fail = function (turn, message, retryText) {
+    var self = this, p = turn.pending;
+    p.classList.remove("chops-pending");
+    p.classList.add("chops-error");
+    p.querySelector(".chops-text").textContent = message;
+    turn.progress.remove();
+    if (retryText) {
+      var again = el("button", "chops-retry", "Retry");
+      again.type = "button";
+      again.addEventListener("click", function () { p.remove(); self.submit(retryText); });
+      p.appendChild(again);
+    }
+    this.log.scrollTop = this.log.scrollHeight;
+  };
+
+  Widget.prototype.stream = function (conv, text, turn) {
     var self = this;
     return fetch(this.base + "/v1/conversations/" + encodeURIComponent(conv.id) + "/messages", {
       method: "POST",
@@ -114,7 +186,7 @@
           buffer += decoder.decode(chunk.value, {stream: true});
           var parts = buffer.split("\n\n");
           buffer = parts.pop();
-          parts.forEach(function (part) { self.onEvent(part, pending, progress); });
+          parts.forEach(function (part) { self.onEvent(part, turn); });
           return pump();
         });
       }
@@ -122,7 +194,7 @@
     });
   };
 
-  Widget.prototype.onEvent = function (raw, pending, progress) {
+  Widget.prototype.onEvent = function (raw, turn) {
     var event = "message", data = "";
     raw.split("\n").forEach(function (line) {
       if (line.indexOf("event:") === 0) event = line.slice(6).trim();
@@ -133,64 +205,112 @@
     if (event === "progress") {
       var label = STEP_LABELS[payload.step] || payload.step;
       if (payload.iteration > 1) label += " (attempt " + payload.iteration + ")";
-      progress.appendChild(el("li", "chops-step chops-step-" + payload.step, label));
+      turn.progress.appendChild(el("li", "chops-step chops-step-" + payload.step, label));
     } else if (event === "delta") {
-      /* A piece of the answer the model is writing: a draft (plain text) until the answer event.
-         A new attempt (the verifier rejected the last) starts its draft afresh. */
-      var draft = pending.querySelector(".chops-text");
-      if (pending.draftIteration !== payload.iteration) {
-        draft.textContent = "";
-        pending.draftIteration = payload.iteration;
-      }
-      draft.textContent += payload.text;
+      var typing = turn.pending.querySelector(".chops-typing");
+      if (typing) typing.remove();
+      turn.pending.querySelector(".chops-text").textContent += String(payload.text || "");
     } else if (event === "answer") {
-      pending.classList.remove("chops-pending");
-      pending.querySelector(".chops-text").textContent = payload.reply;
-      if (payload.queued) {
-        pending.appendChild(el("div", "chops-badge chops-queued",
-                               "Sent to support staff for approval — you will see their decision here."));
-      } else if (payload.committed) {
-        pending.appendChild(el("div", "chops-badge chops-committed", "Change saved."));
-      }
-      progress.classList.add("chops-done");
+      this.answer(payload, turn);
     } else if (event === "error") {
       throw new Error(payload.error ? payload.error.message : "the service failed");
     }
     this.log.scrollTop = this.log.scrollHeight;
   };
 
+  /** Show the final turn: its reply replaces any streamed draft; the badge says what really happened. */
+  Widget.prototype.answer = function (payload, turn) {
+    var p = turn.pending;
+    turn.answered = true;
+    p.classList.remove("chops-pending");
+    var typing = p.querySelector(".chops-typing");
+    if (typing) typing.remove();
+    p.querySelector(".chops-text").textContent = payload.reply;
+    var badge = badgeFor(payload);
+    if (badge) p.appendChild(el("div", "chops-badge " + badge[0], badge[1]));
+    p.querySelector(".chops-time").replaceWith(clock(payload.created_at ? new Date(payload.created_at) : new Date()));
+    turn.progress.classList.add("chops-done");
+    this.log.scrollTop = this.log.scrollHeight;
+  };
+
   /* Staff decisions arrive as reply-only turns: fetch the history to show them. */
   Widget.prototype.refresh = function () {
     var self = this;
-    if (!this.conversation) return Promise.resolve();
-    return fetch(this.base + "/v1/conversations/" + encodeURIComponent(this.conversation.id), {
-      headers: {"Authorization": "Bearer " + this.conversation.token}
-    }).then(function (r) { return r.json(); }).then(function (data) {
+    return this.history().then(function (turns) {
       var shown = self.log.querySelectorAll(".chops-staff").length;
-      (data.turns || []).filter(function (t) { return !t.user_text; }).slice(shown).forEach(function (t) {
-        self.bubble("bot chops-staff", t.reply);
+      (turns || []).filter(function (t) { return !t.user_text; }).slice(shown).forEach(function (t) {
+        self.bubble("bot chops-staff", t.reply, t.created_at);
       });
-    });
+    }, function () {});
   };
 
-  window.ChopsWidget = {
-    /** Mount a widget in ``root``: opts = {base, token} or {base, nickname} (demo mode). */
-    mount: function (root, opts) {
-      var w = new Widget(root, opts || {});
-      setInterval(function () { if (!w.busy) w.refresh(); }, 5000);
-      return w;
+  function mount(root, opts) {
+    var w = new Widget(root, opts || {});
+    setInterval(function () { if (!w.busy) w.refresh(); }, 5000);
+    return w;
+  }
+
+  /* A speech-bubble icon as SVG (an emoji needs a font the page may not have). */
+  function chatIcon() {
+    var ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("width", "26");
+    svg.setAttribute("height", "26");
+    svg.setAttribute("aria-hidden", "true");
+    var path = document.createElementNS(ns, "path");
+    path.setAttribute("d", "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z");
+    path.setAttribute("fill", "currentColor");
+    svg.appendChild(path);
+    return svg;
+  }
+
+  /** A floating button that opens the chat panel; Escape closes it and gives focus back. */
+  function launch(opts) {
+    var button = el("button", "chops-launcher");
+    button.type = "button";
+    button.setAttribute("aria-label", "Open support chat");
+    button.setAttribute("aria-expanded", "false");
+    button.appendChild(chatIcon());
+    var panel = el("section", "chops-panel");
+    panel.id = "chops-panel";
+    panel.hidden = true;
+    panel.setAttribute("role", "dialog");
+    panel.setAttribute("aria-label", "Support chat");
+    button.setAttribute("aria-controls", panel.id);
+    var head = el("header", "chops-head");
+    head.appendChild(el("h2", "chops-title", "Support chat"));
+    var close = el("button", "chops-close", "×");
+    close.type = "button";
+    close.setAttribute("aria-label", "Close support chat");
+    head.appendChild(close);
+    panel.appendChild(head);
+    var body = el("div", "chops-body");
+    panel.appendChild(body);
+    document.body.appendChild(panel);
+    document.body.appendChild(button);
+    var widget = mount(body, opts);
+    function toggle(open) {
+      panel.hidden = !open;
+      button.setAttribute("aria-expanded", String(open));
+      button.hidden = open;
+      (open ? widget.input : button).focus();
     }
-  };
+    button.addEventListener("click", function () { toggle(true); });
+    close.addEventListener("click", function () { toggle(false); });
+    panel.addEventListener("keydown", function (ev) { if (ev.key === "Escape") toggle(false); });
+    widget.open = function () { toggle(true); };
+    return widget;
+  }
+
+  window.ChopsWidget = {mount: mount, launch: launch, badgeFor: badgeFor};
 
   var script = document.currentScript;
   if (script && (script.dataset.token || script.dataset.nickname)) {
+    var root = script.src.replace(/\/widget\.js(\?.*)?$/, "");
     var css = document.createElement("link");
     css.rel = "stylesheet";
-    css.href = script.src.replace(/\/widget\.js(\?.*)?$/, "/static/widget.css");
+    css.href = root + "/static/widget.css";
     document.head.appendChild(css);
-    var host = el("div", "chops-floating");
-    document.body.appendChild(host);
-    var base = script.dataset.base || script.src.replace(/\/widget\.js(\?.*)?$/, "");
-    window.ChopsWidget.mount(host, {base: base, token: script.dataset.token, nickname: script.dataset.nickname});
+    launch({base: script.dataset.base || root, token: script.dataset.token, nickname: script.dataset.nickname});
   }
 })();
