@@ -209,7 +209,12 @@
     } else if (event === "delta") {
       var typing = turn.pending.querySelector(".chops-typing");
       if (typing) typing.remove();
-      turn.pending.querySelector(".chops-text").textContent += String(payload.text || "");
+      var draft = turn.pending.querySelector(".chops-text");
+      if (turn.draftIteration !== payload.iteration) {  /* a retried attempt writes its draft afresh */
+        draft.textContent = "";
+        turn.draftIteration = payload.iteration;
+      }
+      draft.textContent += String(payload.text || "");
     } else if (event === "answer") {
       this.answer(payload, turn);
     } else if (event === "error") {
