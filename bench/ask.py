@@ -48,8 +48,9 @@ def run(args: argparse.Namespace) -> dict:
     from apis.db import init_schema, make_engine
     from apis.loaders import seed_demo
     from apis.service import Api
-    from chops.llm import build_llm
-    from chops.pipeline import Agent
+    from chops.llm import LLMError, build_llm
+    from chops.pipeline import Agent, TurnResult
+    from chops.store import ConversationStore
     from chops.retrieval import GuideIndex
     from chops.settings import get_settings
 
@@ -68,9 +69,14 @@ def run(args: argparse.Namespace) -> dict:
                 engine = make_engine(f"sqlite:///{Path(tmp) / f'bench-{rep}-{i}.db'}")
                 init_schema(engine)
                 seed_demo(engine)
-                agent = Agent(Api(engine), llm, settings, index)
+                api = Api(engine)
+                agent = Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api))
                 t0 = time.perf_counter()
-                res = agent.handle(nick, text, turn_key=f"bench-{rep}-{i}:1")
+                try:
+                    res = agent.handle(nick, text, turn_key=f"bench-{rep}-{i}:1")
+                except LLMError as exc:  # a failed turn is a row of the table, not the end of the bench
+                    res = TurnResult(reply=str(exc), error=exc.code,
+                                     trace={"totals": {"calls": 0}, "by_role": {}, "steps": []})
                 wall = time.perf_counter() - t0
                 engine.dispose()
                 row = {"nickname": nick, "request": text, "expected_route": route, "route": res.route,

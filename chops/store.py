@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from pydantic import BaseModel
 
 from apis import tables as t
-from chops.pipeline.results import TurnRecord, TurnResult
+from chops.records import TurnRecord, TurnResult
 
 CHANNELS = ("widget", "cli", "eval", "console")
 APPROVAL_STATUSES = ("pending", "approved", "rejected")

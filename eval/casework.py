@@ -1,4 +1,5 @@
-"""Running ONE case: a fresh database copy, a fresh conversation, one agent turn, the diff, the grade.
+"""Running ONE case: a fresh database copy, a fresh conversation in it, one turn through the
+conversation service (as the web API and ``chops ask`` run it), the diff, the grade.
 
 Everything a case produces goes into one JSON-able record (a line of ``results.jsonl``).
 """
@@ -60,14 +61,14 @@ class CaseLLM:
         return getattr(self._llm, name)
 
 
-def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any) -> Any:
-    """The real pipeline agent."""
+def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any, *, approvals: Any) -> Any:
+    """The real pipeline agent; ``approvals`` is the case database's own approval queue."""
     from chops.pipeline import Agent
 
-    return Agent(api, llm, settings, index)
+    return Agent(api, llm, settings, index, approvals=approvals)
 
 
-AgentFactory = Callable[[Any, Any, Any, Any], Any]
+AgentFactory = Callable[..., Any]  # (api, llm, settings, index, *, approvals) -> an Agent
 
 
 @dataclass
@@ -114,7 +115,9 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     with its traceback (except ``EvalAbort``, which stops the run)."""
     from apis.db import make_engine
     from apis.service import Api
+    from chops.conversation import ConversationService
     from chops.llm import Ledger, LLMError
+    from chops.store import ConversationStore
 
     rec: dict[str, Any] = {"key": f"{case.case_id}#{trial}", "case_id": case.case_id, "trial": trial,
                            **case.model_dump(exclude={"case_id"}), "error": None}
@@ -124,18 +127,20 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
         with ctx.template.fresh_copy(ctx.scratch_dir) as url:
             engine = make_engine(url)
             try:
-                agent = ctx.agent_factory(Api(engine), CaseLLM(ctx.llm, ledger), ctx.settings, ctx.index)
-                turn = agent.handle(case.nickname, case.text, history=(), turn_key=f"eval:{rec['key']}")
+                api = Api(engine)
+                store = ConversationStore(engine, api=api)
+                agent = ctx.agent_factory(api, CaseLLM(ctx.llm, ledger), ctx.settings, ctx.index, approvals=store)
+                # The case's own conversation in its own database copy: a queued write links to it.
+                service = ConversationService(store, agent)
+                conversation_id = service.start(case.nickname, "eval")
+                turn = service.run_turn(conversation_id, case.nickname, case.text).result
                 t_snap = time.perf_counter()
                 changes = diff_snapshots(ctx.template.before, snapshot(engine))
                 rec["snapshot_s"] = round(time.perf_counter() - t_snap, 4)
             finally:
                 engine.dispose()
         t = _dump(turn)
-        if t.get("error") in FATAL_LLM_CODES:  # the agent answers "error" instead of raising
-            raise EvalAbort(f"model configuration error ({t['error']}), run stopped: "
-                            f"{(t.get('trace') or {}).get('error')}")
-        rec["llm_error"] = t.get("error")
+        rec["llm_error"] = None
         rec.update({k: t.get(k) for k in ("reply", "route", "operation", "args", "outcome", "committed",
                                            "queued", "iterations", "chars_in", "chars_out", "cost_usd")})
         rec["turn_latency_s"] = t.get("latency_s")
@@ -158,7 +163,8 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     except LLMError as exc:
         if getattr(exc, "code", None) in FATAL_LLM_CODES:
             raise EvalAbort(f"model configuration error, run stopped: {exc}") from exc
-        rec.update(passed=False, error=traceback.format_exc(), error_code=getattr(exc, "code", None))
+        rec.update(passed=False, error=traceback.format_exc(), error_code=getattr(exc, "code", None),
+                   llm_error=getattr(exc, "code", None))
     except Exception:  # noqa: BLE001 - a crash in one case is a failed case, never a dead run
         rec.update(passed=False, error=traceback.format_exc(), error_code="crash")
     rec["calls_by_role"] = ledger.by_role()

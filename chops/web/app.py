@@ -12,52 +12,17 @@ import hashlib
 import hmac
 import logging
 import secrets
-import threading
-from dataclasses import dataclass, field
-from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask
 
 from chops.settings import Settings, get_settings
 from chops.web.errors import register_error_handlers
 from chops.web.metrics import Metrics, install_request_metrics
+from chops.web.services import Services
 
 log = logging.getLogger(__name__)
 
 BUILD = object()  # sentinel: "build it from the settings" (``index=None`` means: no guide index)
-
-
-@dataclass
-class Services:
-    """Everything a request needs, built once per app (``app.extensions["chops"]``)."""
-
-    settings: Settings
-    engine: Any
-    llm: Any
-    index: Any
-    api: Any
-    agent: Any
-    store: Any
-    metrics: Metrics
-    secret: str  # HMAC key of user and conversation tokens
-    conversation_locks: dict[str, threading.Lock] = field(default_factory=dict)
-    locks_guard: threading.Lock = field(default_factory=threading.Lock)
-
-    def conversation_lock(self, conversation_id: str) -> threading.Lock:
-        """The in-process lock that serialises messages of one conversation."""
-        with self.locks_guard:
-            lock = self.conversation_locks.get(conversation_id)
-            if lock is None:
-                if len(self.conversation_locks) > 10_000:  # forget idle locks; keeps memory bounded
-                    for key in [k for k, v in self.conversation_locks.items() if not v.locked()]:
-                        del self.conversation_locks[key]
-                lock = self.conversation_locks[conversation_id] = threading.Lock()
-            return lock
-
-
-def services() -> Services:
-    """The ``Services`` of the current app."""
-    return current_app.extensions["chops"]
 
 
 def _token_secret(settings: Settings) -> str:
@@ -83,6 +48,7 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     built from the settings unless given (pass ``index=None`` to run without guide retrieval)."""
     from apis.db import make_engine
     from apis.service import Api
+    from chops.conversation import ConversationService
     from chops.pipeline import Agent
     from chops.store import ConversationStore
 
@@ -98,9 +64,9 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     api = Api(engine)
     store = ConversationStore(engine, api=api)
     secret = _token_secret(settings)
-    svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api,
-                   agent=Agent(api, llm, settings, index, store=store), store=store,
-                   metrics=Metrics(), secret=secret)
+    agent = Agent(api, llm, settings, index, approvals=store)
+    svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api, agent=agent, store=store,
+                   conversations=ConversationService(store, agent), metrics=Metrics(), secret=secret)
 
     app = Flask(__name__)
     # The console session key is derived from the token secret, so one leaked cookie key cannot

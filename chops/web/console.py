@@ -15,7 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 
-from chops.web.app import services
+from chops.web.services import services
 
 bp = Blueprint("console", __name__, url_prefix="/console", template_folder="templates")
 

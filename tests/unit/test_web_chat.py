@@ -232,14 +232,14 @@ def test_a_second_message_while_one_is_answered_is_409(web):
     assert turns(engine) == []
 
 
-def test_a_model_failure_is_an_honest_reply_without_a_write(web):
+def test_a_model_timeout_mid_turn_is_503_with_no_write_and_no_turn(web):
     client, llm, engine = web
     cid, auth = start(client)
     llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", LLMError("timeout", "too slow"))
-    body = client.post(f"/v1/conversations/{cid}/messages", json={"text": "Set my limit to 40"},
-                       headers=auth).get_json()
-    assert body["error"] == "timeout" and body["committed"] is False
+    resp = client.post(f"/v1/conversations/{cid}/messages", json={"text": "Set my limit to 40"}, headers=auth)
+    assert (resp.status_code, resp.get_json()["error"]["code"]) == (503, "model_unavailable")
     assert member(engine, "demo_leader")["limit"] == 20
+    assert client.get(f"/v1/conversations/{cid}", headers=auth).get_json()["turns"] == []
 
 
 def test_an_escaping_model_error_is_503_and_stores_no_turn(web, monkeypatch):
