@@ -148,10 +148,10 @@ def conversation_fragment(conversation_id: str):
 
 @bp.get("/approvals")
 def approvals():
-    """The approval queue (``?status=pending|approved|rejected|all``)."""
+    """The approval queue (``?status=pending|approved|rejected|failed|all``)."""
     status = request.args.get("status", "pending")
-    if status not in ("pending", "approved", "rejected", "all"):
-        abort(400, "status is pending, approved, rejected or all")
+    if status not in ("pending", "approved", "rejected", "failed", "all"):
+        abort(400, "status is pending, approved, rejected, failed or all")
     return render_template("console/approvals.html", approvals=_approvals(None if status == "all" else status),
                            status=status)
 
@@ -166,7 +166,7 @@ def _decide(approval_id: int, approve: bool):
         flash(f"approval #{approval_id}: {exc.message}", "error")
         return redirect(url_for("console.approvals"))
     outcome = (result.result or {}).get("outcome") if approve else None
-    services().metrics.approvals.labels(decision="approved" if approve else "rejected").inc()
+    services().metrics.approvals.labels(decision=result.status).inc()
     if approve and (result.result or {}).get("committed"):
         services().metrics.writes.labels(state="committed_by_staff").inc()
     notify_user(result)
@@ -185,13 +185,16 @@ def notify_user(approval) -> None:
     if approval.status == "approved":
         text = (f"Support staff approved your request ({approval.operation}): "
                 f"{result.get('message') or result.get('outcome')}")
+    elif approval.status == "failed":
+        text = (f"Support staff approved your request ({approval.operation}), but it could not be carried "
+                f"out: {result.get('message') or result.get('outcome')}. Nothing was changed.")
     else:
         text = f"Support staff declined your request ({approval.operation})."
     if approval.note:
         text += f" Note from staff: {approval.note}"
     services().store.append_turn(approval.conversation_id, "", TurnResult(
         reply=text, operation=approval.operation, args=approval.args,
-        outcome=result.get("outcome") if approval.status == "approved" else None,
+        outcome=result.get("outcome") if approval.status != "rejected" else None,
         committed=bool(result.get("committed")),
         trace={"staff_decision": {"approval_id": approval.id, "status": approval.status,
                                   "decided_by": approval.decided_by, "note": approval.note, "result": result}}))
