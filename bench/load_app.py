@@ -6,7 +6,7 @@ what the benchmark measures is the service's own overhead: HTTP, JSON, token che
 query, storing the turn and its trace, metrics.
 
 Tags in the user's message script the fault suite (``bench.faults``): the profile answer repeats the
-profile's nickname and the message's last ``[...]`` tag (so a reply shows whose it is);
+profile's nickname and the message's last ``[c:...]`` tag (so a reply shows whose it is);
 ``[write N]`` proposes setting the sender's upload limit to N; ``slow=S`` in a write tag makes the
 verifier take S seconds, ``timeout`` / ``killed`` make it fail as a timed-out / unreachable model.
 """
@@ -20,7 +20,7 @@ import time
 from chops.llm import LLM, Completion, LLMError
 from chops.settings import get_settings
 
-_TAG = re.compile(r"\[[a-z][^\]\n]*\]")
+_TAG = re.compile(r"\[(?:c:|write )[^\]\n]*\]")  # the suite's tags only: prompts hold other brackets
 _NICK = re.compile(r"\(nickname ([^)]+)\)")
 _REPLIES = {
     "Level1Decision": {"route": "own_fact"},
