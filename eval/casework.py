@@ -102,12 +102,10 @@ def change_record(change: Change) -> dict:
 
 
 def verifier_scores(trace: Any) -> list[dict]:
-    """Per-iteration verifier verdicts from a turn's trace steps: ``[{iteration, score, passed, threshold}]``."""
-    trace = _dump(trace) or {}
-    return [{"iteration": step.get("iteration"), "score": step.get("score"), "passed": step.get("passed"),
-             "threshold": step.get("threshold")}
-            for step in trace.get("steps") or []
-            if isinstance(step, dict) and step.get("role") == "verifier" and "score" in step]
+    """Per-iteration verifier verdicts from a turn's typed events: ``[{iteration, score, passed, threshold}]``."""
+    from chops.pipeline.events import Verify, events_of
+
+    return [v.model_dump(include={"iteration", "score", "passed", "threshold"}) for v in events_of(_dump(trace), Verify)]
 
 
 def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
