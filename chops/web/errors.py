@@ -7,7 +7,6 @@ Every error body is ``{"error": {"code": "<stable code>", "message": "<for peopl
 | 400 | ``malformed_json`` | the body is not a JSON object |
 | 400 | ``missing_field`` / ``invalid_field`` | a required field is absent / has the wrong type or is empty |
 | 401 | ``token_missing`` / ``token_invalid`` / ``token_expired`` | user authentication failed |
-| 401 | ``staff_auth_required`` | a console JSON call without the staff key |
 | 403 | ``forbidden`` | the token belongs to another user or conversation |
 | 403 | ``demo_mode_off`` | an unsigned ``nickname`` was sent while demo mode is off |
 | 404 | ``conversation_not_found`` / ``not_found`` | unknown conversation id / route |
