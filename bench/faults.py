@@ -26,7 +26,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from bench.load import NICKNAMES, SECRET, _request, served
+from bench.load import NICKNAMES, SECRET, _request, run_concurrently, served
 
 MEMORY_GROWTH_LIMIT_MB = 25.0
 
@@ -74,13 +74,7 @@ def check_load(port: int, conversations: int, turns: int) -> dict:
         except (OSError, RuntimeError) as exc:
             errors.append(f"{type(exc).__name__}: {exc}")
 
-    threads = [threading.Thread(target=user, args=(i,)) for i in range(conversations)]
-    t0 = time.perf_counter()
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    wall = time.perf_counter() - t0
+    wall = run_concurrently(user, conversations)
     q = statistics.quantiles(latencies, n=100, method="inclusive") if len(latencies) > 1 else [0.0] * 99
     lost = conversations * turns - len(latencies)
     ok = not errors and not crosstalk and not lost

@@ -90,18 +90,22 @@ def _conversation(port: int, index: int, messages: int, think_s: float, latencie
         conn.close()
 
 
-def run_level(port: int, concurrency: int, messages: int, think_s: float) -> dict:
-    """Run ``concurrency`` conversations at once; returns the level's figures."""
-    latencies: list[float] = []
-    errors: list[str] = []
-    threads = [threading.Thread(target=_conversation, args=(port, i, messages, think_s, latencies, errors))
-               for i in range(concurrency)]
+def run_concurrently(user, n: int) -> float:
+    """Run ``user(i)`` for i in 0..n-1, each in its own thread, all at once; the wall time in seconds."""
+    threads = [threading.Thread(target=user, args=(i,)) for i in range(n)]
     t0 = time.perf_counter()
     for th in threads:
         th.start()
     for th in threads:
         th.join()
-    wall = time.perf_counter() - t0
+    return time.perf_counter() - t0
+
+
+def run_level(port: int, concurrency: int, messages: int, think_s: float) -> dict:
+    """Run ``concurrency`` conversations at once; returns the level's figures."""
+    latencies: list[float] = []
+    errors: list[str] = []
+    wall = run_concurrently(lambda i: _conversation(port, i, messages, think_s, latencies, errors), concurrency)
     q = statistics.quantiles(latencies, n=100, method="inclusive") if len(latencies) > 1 else latencies * 99
     return {"concurrency": concurrency, "messages": len(latencies), "errors": len(errors),
             "first_error": errors[0] if errors else None, "throughput_per_s": len(latencies) / wall,
