@@ -60,5 +60,6 @@ class ConversationService:
             # A staff note took ``seq`` meanwhile; the turn's write (if any) is committed already, so
             # the turn must be stored: it takes the next free number.
             turn_id = self.store.append_turn(conversation_id, text, result)
-            seq = next(t.seq for t in reversed(self.store.history(conversation_id, limit=5)) if t.id == turn_id)
+            seq = next((t.seq for t in self.store.history(conversation_id, limit=5) if t.id == turn_id),
+                       self.store.next_seq(conversation_id) - 1)
         return StoredTurn(turn_id=turn_id, seq=seq, user_text=text, result=result)

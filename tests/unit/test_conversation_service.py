@@ -55,3 +55,21 @@ def test_a_write_without_a_verifier_is_queued_in_the_conversation(sqlite_url):
     assert turn.result.queued and not turn.result.committed
     approval = svc.store.get_approval(turn.result.approval_id)
     assert (approval.status, approval.conversation_id, approval.turn_id) == ("pending", cid, turn.turn_id)
+
+
+def test_a_staff_note_taking_the_turns_number_meanwhile_moves_the_turn_to_the_next(service):
+    from chops.pipeline import TurnResult
+
+    svc, llm, engine = service
+    cid = svc.start("demo_leader", "widget")
+    real_handle = svc.agent.handle
+
+    def handle_while_staff_write(*args, **kwargs):  # staff append a note while the agent is busy
+        svc.store.append_turn(cid, "", TurnResult(reply="Staff: we are looking into it."))
+        return real_handle(*args, **kwargs)
+
+    svc.agent.handle = handle_while_staff_write
+    llm.enqueue("classifier", {"route": "own_fact"}).enqueue("executor", {"answer": "You are a team leader."})
+    llm.enqueue("verifier", verdict(9))
+    turn = svc.run_turn(cid, "demo_leader", "Who am I?")
+    assert turn.seq == 2 and [(t.seq, t.user_text) for t in svc.store.history(cid)] == [(1, ""), (2, "Who am I?")]
