@@ -36,8 +36,8 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     from chops.conversation import ConversationService
     from chops.llm import LLMError, build_llm
     from chops.pipeline import Agent
-    from chops.store import ConversationStore
     from chops.settings import get_settings
+    from chops.store import ConversationStore
 
     settings = get_settings(guides_dir=guides, database_url=database_url)
     if len(text) > settings.max_message_chars:

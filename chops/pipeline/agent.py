@@ -20,10 +20,10 @@ from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.executor import Executor
 from chops.pipeline.prompting import fragment
 from chops.pipeline.replies import answer_reply, operation_reply, read_reply
-from chops.records import TurnRecord, TurnResult
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
+from chops.records import TurnRecord, TurnResult
 from chops.settings import Settings
 
 
