@@ -186,12 +186,16 @@ class ConversationStore:
     def queue_approval(self, *, nickname: str, operation: str, args: dict[str, Any], idempotency_key: str,
                        dry_run: Any = None, conversation_id: str | None = None, turn_id: int | None = None) -> int:
         """Queue a write for staff; returns the approval id. The same key queued again returns the
-        existing id (a retried turn must not queue twice)."""
+        existing id (a retried turn must not queue twice). ``conversation_id``, when given, must be a
+        stored conversation (``StoreError`` ``not_found``): staff answer the user there."""
         existing = self._approval_id(idempotency_key)
         if existing is not None:
             return existing
         try:
             with self._writer.begin() as conn:
+                if conversation_id is not None and conn.execute(
+                        sa.select(t.conversation.c.id).where(t.conversation.c.id == conversation_id)).first() is None:
+                    raise StoreError("not_found", f"no conversation {conversation_id!r} to queue the write in")
                 return int(conn.execute(t.approval.insert().values(
                     created_at=_now(), conversation_id=conversation_id, turn_id=turn_id, nickname=nickname,
                     operation=operation, args_json=_dumps(args), idempotency_key=idempotency_key,
