@@ -51,13 +51,16 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     from apis.db import init_schema, make_engine
     from apis.loaders import seed_demo
     from apis.service import Api
-    from chops.pipeline import Agent
+    from chops.llm import LLMError
+    from chops.pipeline import Agent, TurnResult
+    from chops.store import ConversationStore
 
     nick, text, route, op, outcome = case
     engine = make_engine(f"sqlite:///{tmp / f'bench-{tag}.db'}")
     init_schema(engine)
     seed_demo(engine)
-    agent = Agent(Api(engine), llm, settings, index)
+    api = Api(engine)
+    agent = Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api))
     first: list[float] = []
     t0 = time.perf_counter()
 
@@ -65,7 +68,10 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
         if name == "delta" and not first:  # the first piece of a streamed answer
             first.append(time.perf_counter() - t0)
 
-    res = agent.handle(nick, text, turn_key=f"bench-{tag}:1", on_event=on_event)
+    try:
+        res = agent.handle(nick, text, turn_key=f"bench-{tag}:1", on_event=on_event)
+    except LLMError as exc:  # a failed turn is a row of the table, not the end of the bench
+        res = TurnResult(reply=str(exc), error=exc.code, trace={"totals": {"calls": 0}, "by_role": {}, "steps": []})
     wall = time.perf_counter() - t0
     engine.dispose()
     row = {"nickname": nick, "request": text, "expected_route": route, "route": res.route,
@@ -116,7 +122,7 @@ def run(args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         from chops.pipeline import Agent
 
-        Agent(None, llm, settings, index).warm()  # the service does this before it says ready
+        Agent(None, llm, settings, index, approvals=None).warm()  # as the service does before it is ready
         for rep in range(args.repeats):
             for i, case in enumerate(cases):
                 rows.append(_one(llm, settings, index, Path(tmp), f"{rep}-{i}", case))

@@ -46,6 +46,7 @@ def record(llm, settings) -> dict[str, list[tuple[str, list, type]]]:
     from apis.service import Api
     from chops.pipeline import Agent
     from chops.retrieval import GuideIndex
+    from chops.store import ConversationStore
 
     index = GuideIndex.load_or_build(settings.guides_dir, settings)
     calls: list = []
@@ -63,7 +64,9 @@ def record(llm, settings) -> dict[str, list[tuple[str, list, type]]]:
             init_schema(engine)
             seed_demo(engine)
             calls.clear()
-            Agent(Api(engine), llm, settings, index).handle(nick, text, turn_key=f"bench-llm-{kind}:1")
+            api = Api(engine)
+            Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api)).handle(
+                nick, text, turn_key=f"bench-llm-{kind}:1")
             out[kind] = list(calls)
             engine.dispose()
     llm.structured = real

@@ -23,6 +23,8 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -88,22 +90,61 @@ def _conversation(port: int, index: int, messages: int, think_s: float, latencie
         conn.close()
 
 
-def run_level(port: int, concurrency: int, messages: int, think_s: float) -> dict:
-    """Run ``concurrency`` conversations at once; returns the level's figures."""
-    latencies: list[float] = []
-    errors: list[str] = []
-    threads = [threading.Thread(target=_conversation, args=(port, i, messages, think_s, latencies, errors))
-               for i in range(concurrency)]
+def run_concurrently(user, n: int) -> float:
+    """Run ``user(i)`` for i in 0..n-1, each in its own thread, all at once; the wall time in seconds."""
+    threads = [threading.Thread(target=user, args=(i,)) for i in range(n)]
     t0 = time.perf_counter()
     for th in threads:
         th.start()
     for th in threads:
         th.join()
-    wall = time.perf_counter() - t0
+    return time.perf_counter() - t0
+
+
+def run_level(port: int, concurrency: int, messages: int, think_s: float) -> dict:
+    """Run ``concurrency`` conversations at once; returns the level's figures."""
+    latencies: list[float] = []
+    errors: list[str] = []
+    wall = run_concurrently(lambda i: _conversation(port, i, messages, think_s, latencies, errors), concurrency)
     q = statistics.quantiles(latencies, n=100, method="inclusive") if len(latencies) > 1 else latencies * 99
     return {"concurrency": concurrency, "messages": len(latencies), "errors": len(errors),
             "first_error": errors[0] if errors else None, "throughput_per_s": len(latencies) / wall,
             "p50_ms": statistics.median(latencies) * 1000, "p99_ms": q[98] * 1000}
+
+
+@contextmanager
+def served(mariadb: str, workers: int = 2, threads: int = 16) -> Iterator[tuple[int, str, subprocess.Popen]]:
+    """A fresh MariaDB database with the demo data and gunicorn serving the bench app on it, on
+    loopback; yields ``(port, database url, gunicorn process)``; stops gunicorn and drops the database."""
+    from apis.db import init_schema, make_engine
+    from apis.loaders import seed_demo
+
+    name = f"chops_bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(mariadb)
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
+    url = f"{mariadb}/{name}?charset=utf8mb4"
+    proc = None
+    try:
+        engine = make_engine(url)
+        init_schema(engine)
+        seed_demo(engine)
+        engine.dispose()
+        port = _free_port()
+        env = {**os.environ, "CHOPS_DATABASE_URL": url, "CHOPS_SECRET_KEY": SECRET, "CHOPS_DEMO_MODE": "0"}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-w", str(workers), "-k", "gthread", "--threads",
+             str(threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
+             "bench.load_app:create_bench_app()"], cwd=ROOT, env=env)
+        _wait_ready(port, proc)
+        yield port, url, proc
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=30)
+        admin.dispose()
+        with sa.create_engine(mariadb).connect() as conn:  # a fresh pool: the server may have restarted
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -118,37 +159,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
 
-    from apis.db import init_schema, make_engine
-    from apis.loaders import seed_demo
-
-    name = f"chops_bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(args.mariadb)
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
-    url = f"{args.mariadb}/{name}?charset=utf8mb4"
-    proc = None
-    try:
-        engine = make_engine(url)
-        init_schema(engine)
-        seed_demo(engine)
-        engine.dispose()
-        port = _free_port()
-        env = {**os.environ, "CHOPS_DATABASE_URL": url, "CHOPS_SECRET_KEY": SECRET, "CHOPS_DEMO_MODE": "0"}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-w", str(args.workers), "-k", "gthread", "--threads",
-             str(args.threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
-             "bench.load_app:create_bench_app()"], cwd=ROOT, env=env)
-        _wait_ready(port, proc)
+    with served(args.mariadb, args.workers, args.threads) as (port, _url, _proc):
         run_level(port, 2, 5, 0.0)  # warm-up: connection pools, first queries
         results = [run_level(port, int(c), args.messages, args.think_ms / 1000)
                    for c in args.concurrency.split(",")]
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=30)
-        with admin.connect() as conn:
-            conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
-        admin.dispose()
     if args.json:
         print(json.dumps(results, indent=1))
         return

@@ -17,10 +17,13 @@ import sqlalchemy as sa
 from pydantic import BaseModel
 
 from apis import tables as t
-from chops.pipeline.results import TurnRecord, TurnResult
+from apis.outcomes import Outcome
+from chops.records import TurnRecord, TurnResult
 
 CHANNELS = ("widget", "cli", "eval", "console")
-APPROVAL_STATUSES = ("pending", "approved", "rejected")
+# "failed": staff approved, but the write could not be carried out (e.g. a precondition no longer
+# holds); nothing was changed and the user is told.
+APPROVAL_STATUSES = ("pending", "approved", "rejected", "failed")
 
 
 class StoreError(Exception):
@@ -183,12 +186,16 @@ class ConversationStore:
     def queue_approval(self, *, nickname: str, operation: str, args: dict[str, Any], idempotency_key: str,
                        dry_run: Any = None, conversation_id: str | None = None, turn_id: int | None = None) -> int:
         """Queue a write for staff; returns the approval id. The same key queued again returns the
-        existing id (a retried turn must not queue twice)."""
+        existing id (a retried turn must not queue twice). ``conversation_id``, when given, must be a
+        stored conversation (``StoreError`` ``not_found``): staff answer the user there."""
         existing = self._approval_id(idempotency_key)
         if existing is not None:
             return existing
         try:
             with self._writer.begin() as conn:
+                if conversation_id is not None and conn.execute(
+                        sa.select(t.conversation.c.id).where(t.conversation.c.id == conversation_id)).first() is None:
+                    raise StoreError("not_found", f"no conversation {conversation_id!r} to queue the write in")
                 return int(conn.execute(t.approval.insert().values(
                     created_at=_now(), conversation_id=conversation_id, turn_id=turn_id, nickname=nickname,
                     operation=operation, args_json=_dumps(args), idempotency_key=idempotency_key,
@@ -226,8 +233,9 @@ class ConversationStore:
         """Approve (commit the write through ``Api.call`` with the stored key) or reject a pending write.
 
         The row is claimed with a conditional UPDATE first, so two staff deciding at once cannot both
-        act; the stored idempotency key makes even a repeated commit write once. If the write raises,
-        the claim is released (the request is pending again) and the error propagates.
+        act; the stored idempotency key makes even a repeated commit write once. A write that runs but
+        does not commit (its outcome is not ok) marks the approval ``failed``. If the write raises (the
+        database went away), the claim is released (the request is pending again) and the error propagates.
         """
         status = "approved" if approve else "rejected"
         with self._writer.begin() as conn:
@@ -247,9 +255,10 @@ class ConversationStore:
             except BaseException:
                 self._release_claim(approval_id, staff)
                 raise
+            done = Outcome(result.outcome).succeeded
             with self._writer.begin() as conn:
                 conn.execute(t.approval.update().where(t.approval.c.id == approval_id)
-                             .values(result_json=_dumps(result)))
+                             .values(result_json=_dumps(result), status="approved" if done else "failed"))
         return self.get_approval(approval_id)
 
     def _release_claim(self, approval_id: int, staff: str) -> None:

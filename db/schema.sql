@@ -168,7 +168,7 @@ CREATE TABLE IF NOT EXISTS chops_approval (
   args_json       TEXT NOT NULL,
   idempotency_key VARCHAR(191) COLLATE utf8mb4_bin NOT NULL,
   dry_run_json    LONGTEXT NULL,
-  status          VARCHAR(16) NOT NULL DEFAULT 'pending',  -- pending / approved / rejected
+  status          VARCHAR(16) NOT NULL DEFAULT 'pending',  -- pending / approved / rejected / failed
   decided_by      VARCHAR(64) NULL,
   note            TEXT NULL,
   result_json     LONGTEXT NULL,

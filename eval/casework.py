@@ -1,4 +1,5 @@
-"""Running ONE case: a fresh database copy, a fresh conversation, one agent turn, the diff, the grade.
+"""Running ONE case: a fresh database copy, a fresh conversation in it, one turn through the
+conversation service (as the web API and ``chops ask`` run it), the diff, the grade.
 
 Everything a case produces goes into one JSON-able record (a line of ``results.jsonl``).
 """
@@ -61,14 +62,14 @@ class CaseLLM:
         return getattr(self._llm, name)
 
 
-def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any) -> Any:
-    """The real pipeline agent."""
+def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any, *, approvals: Any) -> Any:
+    """The real pipeline agent; ``approvals`` is the case database's own approval queue."""
     from chops.pipeline import Agent
 
-    return Agent(api, llm, settings, index)
+    return Agent(api, llm, settings, index, approvals=approvals)
 
 
-AgentFactory = Callable[[Any, Any, Any, Any], Any]
+AgentFactory = Callable[..., Any]  # (api, llm, settings, index, *, approvals) -> an Agent
 
 
 @dataclass
@@ -102,12 +103,10 @@ def change_record(change: Change) -> dict:
 
 
 def verifier_scores(trace: Any) -> list[dict]:
-    """Per-iteration verifier verdicts from a turn's trace steps: ``[{iteration, score, passed, threshold}]``."""
-    trace = _dump(trace) or {}
-    return [{"iteration": step.get("iteration"), "score": step.get("score"), "passed": step.get("passed"),
-             "threshold": step.get("threshold")}
-            for step in trace.get("steps") or []
-            if isinstance(step, dict) and step.get("role") == "verifier" and "score" in step]
+    """Per-iteration verifier verdicts from a turn's typed events: ``[{iteration, score, passed, threshold}]``."""
+    from chops.pipeline.events import Verify, events_of
+
+    return [v.model_dump(include={"iteration", "score", "passed", "threshold"}) for v in events_of(_dump(trace), Verify)]
 
 
 def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
@@ -115,7 +114,9 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     with its traceback (except ``EvalAbort``, which stops the run)."""
     from apis.db import make_engine
     from apis.service import Api
+    from chops.conversation import ConversationService
     from chops.llm import Ledger, LLMError
+    from chops.store import ConversationStore
 
     rec: dict[str, Any] = {"key": f"{case.case_id}#{trial}", "case_id": case.case_id, "trial": trial,
                            **case.model_dump(exclude={"case_id"}), "error": None}
@@ -125,18 +126,20 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
         with ctx.template.fresh_copy(ctx.scratch_dir) as url:
             engine = make_engine(url)
             try:
-                agent = ctx.agent_factory(Api(engine), CaseLLM(ctx.llm, ledger), ctx.settings, ctx.index)
-                turn = agent.handle(case.nickname, case.text, history=(), turn_key=f"eval:{rec['key']}")
+                api = Api(engine)
+                store = ConversationStore(engine, api=api)
+                agent = ctx.agent_factory(api, CaseLLM(ctx.llm, ledger), ctx.settings, ctx.index, approvals=store)
+                # The case's own conversation in its own database copy: a queued write links to it.
+                service = ConversationService(store, agent)
+                conversation_id = service.start(case.nickname, "eval")
+                turn = service.run_turn(conversation_id, case.nickname, case.text).result
                 t_snap = time.perf_counter()
                 changes = diff_snapshots(ctx.template.before, snapshot(engine))
                 rec["snapshot_s"] = round(time.perf_counter() - t_snap, 4)
             finally:
                 engine.dispose()
         t = _dump(turn)
-        if t.get("error") in FATAL_LLM_CODES:  # the agent answers "error" instead of raising
-            raise EvalAbort(f"model configuration error ({t['error']}), run stopped: "
-                            f"{(t.get('trace') or {}).get('error')}")
-        rec["llm_error"] = t.get("error")
+        rec["llm_error"] = None
         rec.update({k: t.get(k) for k in ("reply", "route", "operation", "args", "outcome", "committed",
                                            "queued", "iterations", "chars_in", "chars_out", "cost_usd")})
         rec["turn_latency_s"] = t.get("latency_s")
@@ -159,7 +162,8 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     except LLMError as exc:
         if getattr(exc, "code", None) in FATAL_LLM_CODES:
             raise EvalAbort(f"model configuration error, run stopped: {exc}") from exc
-        rec.update(passed=False, error=traceback.format_exc(), error_code=getattr(exc, "code", None))
+        rec.update(passed=False, error=traceback.format_exc(), error_code=getattr(exc, "code", None),
+                   llm_error=getattr(exc, "code", None))
     except Exception:  # noqa: BLE001 - a crash in one case is a failed case, never a dead run
         rec.update(passed=False, error=traceback.format_exc(), error_code="crash")
     rec["calls_by_role"] = ledger.by_role()

@@ -33,10 +33,11 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
 
     from apis.db import make_engine
     from apis.service import Api
-    from chops.llm import build_llm
+    from chops.conversation import ConversationService
+    from chops.llm import LLMError, build_llm
     from chops.pipeline import Agent
-    from chops.store import ConversationStore
     from chops.settings import get_settings
+    from chops.store import ConversationStore
 
     settings = get_settings(guides_dir=guides, database_url=database_url)
     if len(text) > settings.max_message_chars:
@@ -56,12 +57,16 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     except sa.exc.DBAPIError as exc:
         raise click.ClickException(f"database not ready ({exc.orig}); run `chops db init` and "
                                    "`chops db seed-demo` first") from None
-    agent = Agent(api, build_llm(settings), settings, _LazyIndex(settings), store=store)
-    seq = store.next_seq(conversation_id)
-    result = agent.handle(nickname, text, history=store.history(conversation_id),
-                          turn_key=f"{conversation_id}:{seq}", conversation_id=conversation_id,
-                          on_event=_echo_event if verbose else None)
-    turn_id = store.append_turn(conversation_id, text, result, seq=seq)
+    agent = Agent(api, build_llm(settings), settings, _LazyIndex(settings), approvals=store)
+    try:
+        turn = ConversationService(store, agent).run_turn(conversation_id, nickname, text,
+                                                          on_event=_echo_event if verbose else None)
+    except LLMError as exc:  # nothing was written; the conversation can be continued
+        raise click.ClickException(f"model_unavailable: the model could not answer ({exc.code}: {exc}); "
+                                   f"nothing was changed (conversation {conversation_id})") from None
+    except sa.exc.DBAPIError as exc:
+        raise click.ClickException(f"database_unavailable: {exc.orig}; nothing was changed") from None
+    result, turn_id, seq = turn.result, turn.turn_id, turn.seq
     if as_json:
         out = {"conversation_id": conversation_id, "turn_id": turn_id, "seq": seq,
                **result.model_dump(exclude={"trace"}), "cost": result.cost_usd, "trace": result.trace}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import deque
 from collections.abc import Iterable
 
 from pydantic import BaseModel
@@ -74,9 +75,10 @@ def summarize(records: Iterable[CallRecord]) -> dict:
 class Ledger:
     """A thread-safe list of ``CallRecord``s: one per request (trace) and one per run (the LLM's own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, maxlen: int | None = None) -> None:
+        """``maxlen`` keeps only the newest records (a long-running service's run-wide ledger)."""
         self._lock = threading.Lock()
-        self._records: list[CallRecord] = []
+        self._records: deque[CallRecord] = deque(maxlen=maxlen)
 
     def add(self, rec: CallRecord) -> None:
         """Append one record."""

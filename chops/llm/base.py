@@ -25,6 +25,7 @@ Message = tuple[str, str]  # (role in {"system", "user", "assistant"}, content)
 T = TypeVar("T", bound=BaseModel)
 
 MESSAGE_ROLES = ("system", "user", "assistant")
+RUN_LEDGER_RECORDS = 1000  # newest calls the run-wide ledger keeps; turns and eval cases keep their own
 PROMPTS_DIR = REPO_ROOT / "prompts"
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
@@ -109,7 +110,7 @@ class LLM:
     def __init__(self, providers: Mapping[str, Provider]):
         """``providers`` maps each role to its adapter (adapters may share one loaded model)."""
         self.providers = dict(providers)
-        self.ledger = Ledger()
+        self.ledger = Ledger(maxlen=RUN_LEDGER_RECORDS)  # bounded: a service makes calls for months
 
     def provider(self, role: str) -> Provider:
         """The adapter of ``role``; an unconfigured role is ``LLMError("unknown_role")``."""

@@ -3,29 +3,29 @@
 ``Agent.handle`` runs one turn of a conversation following DESIGN.md "One request, end to end".
 The acting user is the ``nickname`` argument (from the authenticated session), never model output.
 The only database write of a turn is the commit after a passed verification (or the approval-queue
-row); no model is called after it, so a model error can never leave a half-finished turn.
+row); no model is called after it, so a model error (``LLMError``, raised to the caller) can never
+leave a half-finished turn. Architectures without a verifier never commit a write: it is queued.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from apis.outcomes import Outcome
 from apis.registry import operation_lines
 from chops.i18n import reply_language
-from chops.llm import LLM, LLMError
+from chops.llm import LLM
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.executor import Executor
 from chops.pipeline.prompting import system_part
-from chops.pipeline.replies import (answer_reply, error_reply, not_in_system_reply, operation_reply, queued_reply,
-                                    read_reply)
-from chops.pipeline.results import TurnRecord, TurnResult
+from chops.pipeline.replies import answer_reply, not_in_system_reply, operation_reply, queued_reply, read_reply
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
+from chops.records import TurnRecord, TurnResult
 from chops.settings import Settings
 
 
@@ -34,17 +34,27 @@ def idempotency_key(turn_key: str) -> str:
     return "turn-" + hashlib.sha256(turn_key.encode("utf-8")).hexdigest()[:40]
 
 
+class ApprovalQueue(Protocol):
+    """Where writes that must not be committed by the agent go (``chops.store.ConversationStore``)."""
+
+    def queue_approval(self, *, nickname: str, operation: str, args: dict[str, Any], idempotency_key: str,
+                       dry_run: Any = None, conversation_id: str | None = None,
+                       turn_id: int | None = None) -> int: ...
+
+    def needs_approval(self, operation: str) -> bool: ...
+
+
 class Agent:
     """The classifier–executor–verifier pipeline over an ``Api``, an ``LLM`` and a guide index."""
 
     def __init__(self, api: Any, llm: LLM, settings: Settings, index: Any | None = None, *,
-                 store: Any | None = None) -> None:
-        """``index`` may be None (no guides: the guide route says it cannot help); ``store`` (a
-        ``ConversationStore``) queues approvals and reads policies, default: over ``api.engine``."""
+                 approvals: ApprovalQueue) -> None:
+        """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
+        queues the writes staff must approve and says which operations always need approval."""
         from apis.registry import OPERATIONS
 
         self.api, self.llm, self.settings = api, llm, settings
-        self._store = store
+        self.approvals = approvals
         self.operations = OPERATIONS
         ops_text = self.operations_text = "\n".join(operation_lines())
         self.retriever = Retriever(index, settings)
@@ -75,20 +85,11 @@ class Agent:
         ready, so the first user does not pay for it). Returns how many heads were warmed."""
         return sum(self.llm.warm(role, text) for role, text in self.static_heads())
 
-    @property
-    def store(self) -> Any:
-        """The conversation store (approval queue, operation policies)."""
-        if self._store is None:
-            from chops.store import ConversationStore
-
-            self._store = ConversationStore(self.api.engine, api=self.api)
-        return self._store
-
     def handle(self, nickname: str, text: str, *, history: Sequence[TurnRecord] = (), turn_key: str,
                on_event: Callable[[str, dict], None] | None = None,
                conversation_id: str | None = None) -> TurnResult:
         """Answer or carry out ``text`` for ``nickname``; ``turn_key`` (e.g. "<conversation>:<seq>")
-        derives the commit's idempotency key. Never raises for model errors: the reply says so."""
+        derives the commit's idempotency key. A model error raises ``LLMError`` before anything is written."""
         trace = Trace(on_event)
         trace.info.update(architecture=self.settings.architecture, turn_key=turn_key, nickname=nickname,
                           request=text, max_iterations=self.settings.max_iterations)
@@ -99,25 +100,19 @@ class Agent:
             return self._finish(trace, not_in_system_reply(lang), route="not_in_system")
         ctx = TurnContext(nickname=nickname, text=text, profile=profile, history=list(history), trace=trace)
         trace.info["profile"] = ctx.profile_text()
-        try:
-            cand, passed = self._loop(ctx)
-        except LLMError as exc:
-            # Nothing has been written yet: writes only happen below, after every model call.
-            trace.info["error"] = {"code": exc.code, "message": str(exc), "role": exc.role}
-            return self._finish(trace, error_reply(lang), route=trace.info.get("route"), error=exc.code)
-        if conversation_id is None and ":" in turn_key:
-            conversation_id = turn_key.rsplit(":", 1)[0][:36]
+        cand, passed = self._loop(ctx)  # every model call; an LLMError leaves the database untouched
         return self._conclude(ctx, cand, passed, turn_key, conversation_id)
 
     # --- the loop ---------------------------------------------------------------------------
     def _loop(self, ctx: TurnContext) -> tuple[Candidate, bool]:
-        """The accepted candidate and True, or the chooser's pick and False."""
+        """The accepted candidate and True, or the chooser's pick (or, with no verifier, the only
+        candidate) and False: only a verified candidate's write is ever committed."""
         trace = ctx.trace
         if self.settings.architecture == "executor_only":
             trace.iteration = 1
             cand = self.executor.executor_only(ctx)
             self._executed(ctx, cand)
-            return cand, True
+            return cand, False
         candidates: list[Candidate] = []
         rounds = self.settings.max_iterations if self.verifier else 1
         for i in range(1, rounds + 1):
@@ -128,7 +123,7 @@ class Agent:
             cand = self.executor.run(route, ctx)
             self._executed(ctx, cand)
             if self.verifier is None:
-                return cand, True
+                return cand, False
             repeated = identity(cand) in ctx.verdicts
             passed = self.verifier.verify(ctx, cand)
             trace.emit("verify", {"score": cand.score, "threshold": cand.threshold, "passed": passed,
@@ -163,13 +158,13 @@ class Agent:
             return self._finish(trace, read_reply(op, cand.result, cand.args or {}, lang), **fields)
         key = idempotency_key(turn_key)
         dry = cand.result
-        if dry.outcome == Outcome.OK and (not passed or self.store.needs_approval(cand.operation)):
+        if dry.outcome == Outcome.OK and (not passed or self.approvals.needs_approval(cand.operation)):
             # The chooser's pick (never verified) or an operation staff must approve: queue, don't commit.
-            approval_id = self.store.queue_approval(
+            approval_id = self.approvals.queue_approval(
                 conversation_id=conversation_id, turn_id=None, nickname=ctx.nickname, operation=cand.operation,
                 args=cand.args or {}, idempotency_key=key, dry_run=dry)
             trace.step("queue", operation=cand.operation, approval_id=approval_id, idempotency_key=key,
-                       reason="chooser" if not passed else "policy")
+                       reason=("unverified" if self.verifier is None else "chooser") if not passed else "policy")
             trace.emit("commit", {"operation": cand.operation, "committed": False, "queued": True})
             return self._finish(trace, queued_reply(op, cand.args or {}, lang), queued=True,
                                 approval_id=approval_id, **fields)

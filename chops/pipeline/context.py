@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chops.pipeline.prompting import clip, fragment, section
-from chops.pipeline.results import TurnRecord
+from chops.records import TurnRecord
 from chops.pipeline.trace import Trace
 
 HISTORY_TURNS = 3  # earlier turns shown to the executor; enough to finish a request it asked about

@@ -78,15 +78,18 @@ def queued_reply(operation: Any, args: dict[str, Any], lang: str) -> str:
                      request=_request(operation, args, lang))
 
 
-def staff_decision_reply(operation: Any, args: dict[str, Any], approved: bool, result: Any | None,
+def staff_decision_reply(operation: Any, args: dict[str, Any], status: str, result: Any | None,
                          note: str | None, lang: str) -> str:
-    """The reply telling the user what staff decided on a queued write; ``result`` is the approved
-    call's ``OperationResult`` (its outcome is reported like any other)."""
+    """The reply telling the user what staff decided on a queued write (``status`` approved, failed
+    or rejected); ``result`` is the approved call's ``OperationResult``, reported like any other."""
     request = _request(operation, args, lang)
-    if approved:
-        outcome = operation_reply(operation, result, args, lang) if result is not None else ""
+    outcome = operation_reply(operation, result, args, lang) if result is not None else ""
+    if status == "approved":
         text = translate(lang, N_("Support staff approved your request ({request}). {outcome}"), request=request,
                          outcome=outcome).strip()
+    elif status == "failed":
+        text = translate(lang, N_("Support staff approved your request ({request}), but it could not be carried "
+                                  "out. {outcome} Nothing was changed."), request=request, outcome=outcome)
     else:
         text = translate(lang, N_("Support staff declined your request ({request})."), request=request)
     if note:

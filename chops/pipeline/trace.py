@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from chops.llm import Ledger
+from chops.pipeline.events import Delta, Event, make_event
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,7 @@ class Trace:
     def __init__(self, on_event: EventSink | None = None) -> None:
         self.ledger = Ledger()
         self.steps: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self.info: dict[str, Any] = {}
         self.iteration = 0
         self._on_event = on_event
@@ -35,11 +37,15 @@ class Trace:
         return self._on_event is not None
 
     def emit(self, name: str, payload: dict[str, Any]) -> None:
-        """Send a progress event; a failing listener must not break the user's turn."""
+        """Record the typed event ``name`` (see ``chops.pipeline.events``) and send it to the listener;
+        a failing listener must not break the user's turn."""
+        event = make_event(name, {"iteration": self.iteration, **payload})
+        if not isinstance(event, Delta):  # answer pieces are for the live stream; the reply holds the text
+            self.events.append(event)
         if self._on_event is None:
             return
         try:
-            self._on_event(name, {"iteration": self.iteration, **payload})
+            self._on_event(name, event.model_dump(exclude={"kind"}))
         except Exception:  # noqa: BLE001 - the listener is someone else's code
             log.exception("on_event listener failed for %s", name)
 
@@ -84,6 +90,7 @@ class Trace:
         return {
             **self.info,
             "steps": self.steps,
+            "events": [e.model_dump() for e in self.events],
             "totals": self.totals(),
             "by_role": self.ledger.by_role(),
             "ledger": [r.model_dump() for r in self.ledger.records],

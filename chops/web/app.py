@@ -2,8 +2,9 @@
 
 Production: ``gunicorn -w 1 -k gthread --threads 16 -b 127.0.0.1:8000 'chops.web.app:create_app()'``
 (settings from ``CHOPS_*`` variables). Nothing connects at import time; the factory builds the engine
-(lazy: its first connection is the first request's), the LLM (lazy: the local model loads on its
-first call) and the guide index, unless they are injected (tests inject a scripted model).
+(lazy: its first connection is the first request's), the LLM and the guide index, unless they are
+injected (tests inject a scripted model). With the embedded model, the engine starts here (in the
+main thread) and the prompt heads are cached in the background before ``/readyz`` says ready.
 """
 
 from __future__ import annotations
@@ -12,90 +13,18 @@ import hashlib
 import hmac
 import logging
 import secrets
-import threading
-from dataclasses import dataclass, field
-from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask
 
 from chops.settings import Settings, get_settings
 from chops.web.errors import register_error_handlers
 from chops.web.metrics import Metrics, install_request_metrics
+from chops.web.services import Services
+from chops.web.warmup import Warmup
 
 log = logging.getLogger(__name__)
 
 BUILD = object()  # sentinel: "build it from the settings" (``index=None`` means: no guide index)
-
-
-@dataclass
-class Services:
-    """Everything a request needs, built once per app (``app.extensions["chops"]``)."""
-
-    settings: Settings
-    engine: Any
-    llm: Any
-    index: Any
-    api: Any
-    agent: Any
-    store: Any
-    metrics: Metrics
-    secret: str  # HS256 key of user and conversation JWTs
-    warm: "Warmup | None" = None
-    conversation_locks: dict[str, threading.Lock] = field(default_factory=dict)
-    locks_guard: threading.Lock = field(default_factory=threading.Lock)
-
-    def conversation_lock(self, conversation_id: str) -> threading.Lock:
-        """The in-process lock that serialises messages of one conversation."""
-        with self.locks_guard:
-            lock = self.conversation_locks.get(conversation_id)
-            if lock is None:
-                if len(self.conversation_locks) > 10_000:  # forget idle locks; keeps memory bounded
-                    for key in [k for k, v in self.conversation_locks.items() if not v.locked()]:
-                        del self.conversation_locks[key]
-                lock = self.conversation_locks[conversation_id] = threading.Lock()
-            return lock
-
-
-class Warmup:
-    """Loads the local model from the main thread, then caches the prompt heads in the background."""
-
-    def __init__(self, agent: Any):
-        """Start now: the engine synchronously (its signal handlers must be undone in the main
-        thread), the per-role prompt heads in a daemon thread."""
-        self.done = threading.Event()
-        self.error: str | None = None
-        self.heads = 0
-        try:
-            agent.llm.load()
-        except Exception as exc:  # noqa: BLE001 - reported by /readyz, the app still serves
-            self._failed(exc)
-            return
-        threading.Thread(target=self._run, args=(agent,), name="chops-warmup", daemon=True).start()
-
-    def _run(self, agent: Any) -> None:
-        try:
-            self.heads = agent.warm()
-        except Exception as exc:  # noqa: BLE001
-            self._failed(exc)
-        self.done.set()
-
-    def _failed(self, exc: Exception) -> None:
-        log.error("model warm-up failed: %s", exc)
-        self.error = f"{type(exc).__name__}: {exc}"
-        self.done.set()
-
-    def status(self) -> dict:
-        """{"ok": bool, "detail": str} for /readyz."""
-        if not self.done.is_set():
-            return {"ok": False, "detail": "warming up the model"}
-        if self.error:
-            return {"ok": False, "detail": self.error}
-        return {"ok": True, "detail": f"{self.heads} prompt heads cached"}
-
-
-def services() -> Services:
-    """The ``Services`` of the current app."""
-    return current_app.extensions["chops"]
 
 
 def _token_secret(settings: Settings) -> str:
@@ -121,6 +50,7 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     built from the settings unless given (pass ``index=None`` to run without guide retrieval)."""
     from apis.db import make_engine
     from apis.service import Api
+    from chops.conversation import ConversationService
     from chops.pipeline import Agent
     from chops.store import ConversationStore
     from chops.telemetry import exporter_from_settings
@@ -137,8 +67,9 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     api = Api(engine)
     store = ConversationStore(engine, api=api)
     secret = _token_secret(settings)
-    agent = Agent(api, llm, settings, index, store=store)
+    agent = Agent(api, llm, settings, index, approvals=store)
     svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api, agent=agent, store=store,
+                   conversations=ConversationService(store, agent),
                    metrics=Metrics(turn_exporter=exporter_from_settings(settings)), secret=secret)
     if settings.warm_on_start and getattr(llm, "warmable", False):
         svc.warm = Warmup(agent)

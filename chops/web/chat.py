@@ -19,15 +19,17 @@ from typing import Any
 import sqlalchemy as sa
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 
-from chops.web.app import Services, services
-from chops.web.errors import ApiError
+from chops.i18n import reply_language
+from chops.llm import LLMError
+from chops.pipeline.replies import error_reply
+from chops.web.services import Services, services
+from chops.web.errors import ApiError, database_unavailable
 from chops.web.schemas import NICKNAME_MAX, CreateConversation, PostMessage, parse_body
 from chops.web.tokens import TokenError, checks_from, sign_token, verify_token
 
 log = logging.getLogger(__name__)
 bp = Blueprint("chat", __name__, url_prefix="/v1")
 
-HISTORY_TURNS = 10  # turns of context handed to the pipeline
 DEMO_TOKEN_TTL_S = 24 * 3600  # conversation tokens in demo mode (no user token to bound them)
 # Progress event fields safe to show the end user (the rest of the trace is for staff).
 _PUBLIC_EVENT_FIELDS = ("iteration", "route", "operation", "passed", "queued", "committed")
@@ -171,30 +173,19 @@ def _wants_stream() -> bool:
 
 
 def run_turn(svc: Services, conversation_id: str, nickname: str, text: str, on_event=None) -> dict:
-    """Answer one message as ``nickname`` and store the turn; returns the user's view of it.
+    """Answer one message as ``nickname`` through the conversation service; the user's view of the turn.
 
-    The model error path raises ``ApiError(503)`` before anything is stored, so a failed turn
-    leaves no partial record (the pipeline itself commits a write only after the verifier passed).
+    A model outage is a 503 ``model_unavailable`` with nothing stored; a database outage propagates to
+    the app's handler (503 ``database_unavailable``).
     """
-    from chops.llm import LLMError
-
-    # The last turns are context enough for the pipeline and keep a long conversation cheap.
-    history = svc.store.history(conversation_id, limit=HISTORY_TURNS)
-    seq = history[-1].seq + 1 if history else 1
     t0 = time.perf_counter()
     try:
-        result = svc.agent.handle(nickname, text, history=history, turn_key=f"{conversation_id}:{seq}",
-                                  on_event=on_event, conversation_id=conversation_id)
+        turn = svc.conversations.run_turn(conversation_id, nickname, text, on_event)
     except LLMError as exc:
-        raise ApiError(503, "model_unavailable", f"the model could not answer: {exc.code}") from None
-    # A staff note may have taken ``seq`` meanwhile; a write the turn made is already committed, so
-    # storing the turn must not give up: on that race it takes the next free number instead.
-    try:
-        turn_id = svc.store.append_turn(conversation_id, text, result, seq=seq)
-    except sa.exc.IntegrityError:
-        turn_id = svc.store.append_turn(conversation_id, text, result)
-    svc.metrics.observe_turn(result, time.perf_counter() - t0)
-    payload = turn_payload(result, turn_id=turn_id, seq=seq)
+        # The message is shown to the user (the widget prints it), so it is in their language.
+        raise ApiError(503, "model_unavailable", error_reply(reply_language([text])), cause=exc.code) from None
+    svc.metrics.observe_turn(turn.result, time.perf_counter() - t0)
+    payload = turn_payload(turn.result, turn_id=turn.turn_id, seq=turn.seq)
     payload["user_text"] = text
     return payload
 
@@ -204,12 +195,16 @@ def _sse(event: str, data: dict) -> str:
 
 
 def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nickname: str, text: str):
-    """Run the turn in a worker thread and relay its progress events as Server-Sent Events."""
+    """Run the turn in a worker thread and relay its events as Server-Sent Events: ``progress`` per
+    pipeline step, ``delta`` {"text"} per streamed piece of the answer, then ``answer`` or ``error``."""
     events: queue.Queue = queue.Queue()
 
     def on_event(name: str, payload: dict) -> None:
         if name == "delta":  # a piece of the answer the model is writing (a draft until the answer event)
-            events.put(("delta", {"text": payload["text"], "iteration": payload.get("iteration")}))
+            piece = {"text": payload.get("text", "")}
+            if payload.get("iteration") is not None:  # a retried attempt's draft starts afresh in the widget
+                piece["iteration"] = payload["iteration"]
+            events.put(("delta", piece))
             return
         public = {k: payload[k] for k in _PUBLIC_EVENT_FIELDS if k in payload}
         events.put(("progress", {"step": name, **public}))
@@ -219,6 +214,12 @@ def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nick
             events.put(("answer", run_turn(svc, conversation_id, nickname, text, on_event)))
         except ApiError as exc:
             events.put(("error", exc.body()))
+        except sa.exc.DBAPIError as exc:
+            err = database_unavailable(exc)
+            if err is None:
+                log.exception("streamed turn failed in conversation %s", conversation_id)
+                err = ApiError(500, "internal_error", "internal error")
+            events.put(("error", err.body()))
         except Exception:  # noqa: BLE001 - reported to the client as an error event, logged here
             log.exception("streamed turn failed in conversation %s", conversation_id)
             events.put(("error", {"error": {"code": "internal_error", "message": "internal error"}}))

@@ -15,8 +15,8 @@ from typing import Any
 import sqlalchemy as sa
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 
-from chops.web.app import services
 from chops.web.console_filters import ConversationFilter, FilterError, choices, find_conversations
+from chops.web.services import services
 
 bp = Blueprint("console", __name__, url_prefix="/console", template_folder="templates")
 
@@ -159,10 +159,10 @@ def conversation_fragment(conversation_id: str):
 
 @bp.get("/approvals")
 def approvals():
-    """The approval queue (``?status=pending|approved|rejected|all``)."""
+    """The approval queue (``?status=pending|approved|rejected|failed|all``)."""
     status = request.args.get("status", "pending")
-    if status not in ("pending", "approved", "rejected", "all"):
-        abort(400, "status is pending, approved, rejected or all")
+    if status not in ("pending", "approved", "rejected", "failed", "all"):
+        abort(400, "status is pending, approved, rejected, failed or all")
     return render_template("console/approvals.html", approvals=_approvals(None if status == "all" else status),
                            status=status)
 
@@ -177,7 +177,7 @@ def _decide(approval_id: int, approve: bool):
         flash(f"approval #{approval_id}: {exc.message}", "error")
         return redirect(url_for("console.approvals"))
     outcome = (result.result or {}).get("outcome") if approve else None
-    services().metrics.approvals.labels(decision="approved" if approve else "rejected").inc()
+    services().metrics.approvals.labels(decision=result.status).inc()
     if approve and (result.result or {}).get("committed"):
         services().metrics.writes.labels(state="committed_by_staff").inc()
     notify_user(result)
@@ -199,11 +199,11 @@ def notify_user(approval) -> None:
     result = approval.result or {}
     # In the language the user wrote in (the newest of their messages that shows one).
     lang = reply_language(t.user_text for t in reversed(services().store.history(approval.conversation_id)))
-    text = staff_decision_reply(OPERATIONS[approval.operation], approval.args or {}, approval.status == "approved",
+    text = staff_decision_reply(OPERATIONS[approval.operation], approval.args or {}, approval.status,
                                 OperationResult.model_validate(result) if result else None, approval.note, lang)
     services().store.append_turn(approval.conversation_id, "", TurnResult(
         reply=text, operation=approval.operation, args=approval.args,
-        outcome=result.get("outcome") if approval.status == "approved" else None,
+        outcome=result.get("outcome") if approval.status != "rejected" else None,
         committed=bool(result.get("committed")),
         trace={"staff_decision": {"approval_id": approval.id, "status": approval.status,
                                   "decided_by": approval.decided_by, "note": approval.note, "result": result}}))

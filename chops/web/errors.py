@@ -7,7 +7,6 @@ Every error body is ``{"error": {"code": "<stable code>", "message": "<for peopl
 | 400 | ``malformed_json`` | the body is not a JSON object |
 | 400 | ``missing_field`` / ``invalid_field`` | a required field is absent / has the wrong type or is empty |
 | 401 | ``token_missing`` / ``token_invalid`` / ``token_expired`` | user authentication failed |
-| 401 | ``staff_auth_required`` | a console JSON call without the staff key |
 | 403 | ``forbidden`` | the token belongs to another user or conversation |
 | 403 | ``demo_mode_off`` | an unsigned ``nickname`` was sent while demo mode is off |
 | 404 | ``conversation_not_found`` / ``not_found`` | unknown conversation id / route |
@@ -15,7 +14,9 @@ Every error body is ``{"error": {"code": "<stable code>", "message": "<for peopl
 | 409 | ``conversation_busy`` | another message of the same conversation is being answered |
 | 413 | ``message_too_long`` / ``body_too_large`` | text over ``max_message_chars`` / body over the limit |
 | 415 | ``unsupported_media_type`` | the body is not ``application/json`` |
-| 503 | ``model_unavailable`` / ``database_unavailable`` / ``not_configured`` | a dependency is down |
+| 503 | ``model_unavailable`` | the model is down, timed out or gave unusable output; nothing was stored |
+| 503 | ``database_unavailable`` | the database cannot be reached; nothing half-written, retry later |
+| 503 | ``not_configured`` | no ``CHOPS_SECRET_KEY`` to verify tokens with |
 | 500 | ``internal_error`` | a bug; logged with its traceback (should never be seen) |
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import logging
 
+import sqlalchemy as sa
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
@@ -46,6 +48,14 @@ class ApiError(Exception):
     def body(self) -> dict:
         """The JSON body of this error."""
         return {"error": {"code": self.code, "message": self.message, **self.extra}}
+
+
+def database_unavailable(exc: sa.exc.DBAPIError) -> ApiError | None:
+    """The 503 for a database that is down (a lost or refused connection); None for other database
+    errors, which are bugs (500). A transaction cut off this way was rolled back by the database."""
+    if exc.connection_invalidated or isinstance(exc, (sa.exc.OperationalError, sa.exc.InterfaceError)):
+        return ApiError(503, "database_unavailable", "the database is unavailable; nothing was changed, retry later")
+    return None
 
 
 def error_response(status: int, code: str, message: str, **extra):
@@ -73,6 +83,14 @@ def register_error_handlers(app: Flask) -> None:
             return exc
         status = exc.code or 500
         return error_response(status, _HTTP_CODES.get(status, f"http_{status}"), exc.description or exc.name)
+
+    @app.errorhandler(sa.exc.DBAPIError)
+    def _database_error(exc: sa.exc.DBAPIError):
+        err = database_unavailable(exc)
+        if err is None:
+            return _unexpected(exc)
+        log.warning("database unavailable on %s %s: %s", request.method, request.path, exc.orig)
+        return error_response(err.status, err.code, err.message)
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

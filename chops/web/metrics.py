@@ -13,6 +13,8 @@ from typing import Any
 from flask import Flask, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
+from chops.pipeline.events import Verify, events_of
+
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
 
@@ -57,9 +59,8 @@ class Metrics:
             self.llm_chars.labels(role=role, direction="in").inc(rec.get("chars_in") or 0)
             self.llm_chars.labels(role=role, direction="out").inc(rec.get("chars_out") or 0)
             self.llm_cost.labels(role=role).inc(rec.get("cost_usd") or 0.0)
-        for step in trace.get("steps") or []:
-            if isinstance(step, dict) and step.get("role") == "verifier" and step.get("passed") is not None:
-                self.verifier.labels(result="pass" if step["passed"] else "fail").inc()
+        for verdict in events_of(trace, Verify):
+            self.verifier.labels(result="pass" if verdict.passed else "fail").inc()
         if result.committed:
             self.writes.labels(state="committed").inc()
         if result.queued:

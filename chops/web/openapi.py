@@ -56,8 +56,10 @@ def _paths(max_chars: int) -> dict:
             "summary": "Send a message and get the reply",
             "description": (f"`text` holds at most {max_chars} characters (setting `max_message_chars`). "
                             "With `Accept: text/event-stream` or `?stream=1` the reply streams as Server-Sent "
-                            "Events: `progress` events (data: {\"step\": classify|execute|verify|commit|...}) "
-                            "then one `answer` event whose data is the TurnOut, or one `error` event."),
+                            "Events: `progress` events (data: {\"step\": classify|execute|verify|commit|...}), "
+                            "`delta` events (data: {\"text\": a piece of the answer}) while it is written, "
+                            "then one `answer` event whose data is the TurnOut, or one `error` event. "
+                            "503 `model_unavailable` / `database_unavailable`: nothing was stored; retry."),
             "security": [{"bearer": []}],
             "parameters": [conv_id, stream],
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref(s.PostMessage)}}},
@@ -66,7 +68,7 @@ def _paths(max_chars: int) -> dict:
                         "content": {"application/json": {"schema": _ref(s.TurnOut)},
                                     "text/event-stream": {"schema": {"type": "string"}}}},
                 **_errors(*_BODY_ERRORS, *_AUTH_ERRORS, (409, "conversation_busy"),
-                          (413, "message_too_long"), (503, "model_unavailable"))}}},
+                          (413, "message_too_long"), (503, "model_unavailable / database_unavailable"))}}},
         "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "the process is up"}}}},
         "/readyz": {"get": {"summary": "Readiness: database and model reachable",
                             "responses": {"200": {"description": "ready"}, "503": {"description": "not ready"}}}},

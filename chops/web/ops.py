@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import sqlalchemy as sa
 from flask import Blueprint, Response, jsonify
 
-from chops.web.app import services
+from chops.web.services import services
 from chops.web.openapi import build_spec
 
 bp = Blueprint("ops", __name__)

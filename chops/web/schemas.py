@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from chops.pipeline.results import TurnRecord
+from chops.records import TurnRecord
 from chops.web.errors import ApiError
 
 NICKNAME_MAX = 64  # the width of the nickname columns

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, request, send_from_directory
 
-from chops.web.app import services
+from chops.web.services import services
 
 bp = Blueprint("widget", __name__)
 

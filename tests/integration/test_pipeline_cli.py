@@ -62,3 +62,17 @@ def test_ask_refuses_someone_elses_conversation_and_unknown_ids(env):
     missing = ask(url, "--as", "demo_leader", "--conversation", "no-such-id", "hello")
     assert missing.exit_code != 0 and "no conversation" in missing.output
     assert llm.calls == []
+
+
+def test_a_model_outage_prints_model_unavailable_and_exits_1_with_nothing_written(env):
+    from chops.llm import LLMError
+
+    url, engine, llm = env
+    to_system(llm)
+    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
+    llm.enqueue("verifier", LLMError("timeout", "the model stayed busy"))
+    res = ask(url, "--as", "demo_leader", "Set my upload limit to 40")
+    assert res.exit_code == 1 and "model_unavailable" in res.stderr and "nothing was changed" in res.stderr
+    assert member(engine, "demo_leader")["limit"] == 20
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT COUNT(*) FROM chops_turn").scalar() == 0

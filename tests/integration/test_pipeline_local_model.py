@@ -20,7 +20,8 @@ def setup(local_llm, sqlite_url, tmp_path):
     settings = get_settings(data_dir=tmp_path, guides_dir=REPO_ROOT / "guides")
     engine = demo_engine(sqlite_url)
     index = GuideIndex.load_or_build(settings.guides_dir, settings)
-    return Agent(Api(engine), local_llm, settings, index), engine
+    api = Api(engine)
+    return Agent(api, local_llm, settings, index, approvals=ConversationStore(engine, api=api)), engine
 
 
 def test_a_guide_question_is_answered_from_the_demo_guides_with_a_citation(setup):

@@ -13,6 +13,7 @@ from chops.llm import ScriptedLLM
 from chops.pipeline import Agent
 from chops.retrieval import Chunk
 from chops.settings import get_settings
+from chops.store import ConversationStore
 
 # Our own made-up guide text (not from any dataset).
 GUIDE_CHUNKS = [
@@ -46,7 +47,9 @@ def make_agent(engine, llm=None, index=None, **overrides) -> tuple[Agent, Script
     """An Agent over the real Api with a scripted model (and the fake index unless given)."""
     llm = llm or ScriptedLLM()
     settings = get_settings(**overrides)
-    return Agent(Api(engine), llm, settings, index if index is not None else FakeIndex()), llm
+    api = Api(engine)
+    return Agent(api, llm, settings, index if index is not None else FakeIndex(),
+                 approvals=ConversationStore(engine, api=api)), llm
 
 
 def member(engine, nickname: str) -> dict:

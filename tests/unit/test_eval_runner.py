@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from apis import tables as t
 from apis.db import init_schema
 from apis.loaders import seed_demo
-from chops.llm import ScriptedLLM
-from chops.pipeline.results import TurnResult
+from chops.llm import LLMError, ScriptedLLM
+from chops.records import TurnResult
 from chops.settings import get_settings
 from eval.casework import EvalAbort
 from eval.config import EvalConfig
@@ -47,15 +47,15 @@ def srow(n, text, outcome, effect):
 
 
 class FakeAgent:
-    """Writes the demo leader's upload limit when told "limit N"; raises on "boom"; counts calls."""
+    """Writes the demo leader's upload limit when told "limit N"; raises on "boom"; records the texts."""
 
     calls: list[str] = []
 
-    def __init__(self, api, llm, settings, index):
+    def __init__(self, api, llm, settings, index, **_):
         self.engine = api.engine
 
-    def handle(self, nickname, text, *, history=(), turn_key):
-        FakeAgent.calls.append(turn_key)
+    def handle(self, nickname, text, *, history=(), turn_key, **_):
+        FakeAgent.calls.append(text)
         if "boom" in text:
             raise RuntimeError("the agent fell over")
         with self.engine.connect() as conn:  # the state this case starts from
@@ -122,7 +122,7 @@ def test_resume_after_interruption_runs_only_the_rest(dataset, tmp_path):
         fh.write('{"key": "system:3#1", "cut off mid-wri')  # a line torn by the interruption
     FakeAgent.calls = []
     recs = run(dataset, out)
-    assert sorted(k.removeprefix("eval:") for k in FakeAgent.calls) == ["guide:1#1", "system:3#1", "system:4#1"]
+    assert sorted(FakeAgent.calls) == ["Can I upload late?", "boom", "limit 40 please"]
     keys = [r["key"] for r in ResultLog(out / RESULTS).read()]  # the torn line is gone, nothing lost
     assert sorted(keys) == sorted(set(keys)) == sorted(r["key"] for r in recs) and len(keys) == 5
     FakeAgent.calls = []
@@ -134,7 +134,7 @@ def test_retry_errors_reruns_only_crashed_cases(dataset, tmp_path):
     run(dataset, out)
     FakeAgent.calls = []
     recs = run(dataset, out, retry_errors=True)
-    assert FakeAgent.calls == ["eval:system:3#1"] and len(recs) == 5
+    assert FakeAgent.calls == ["boom"] and len(recs) == 5
 
 
 def test_trials_and_workers(dataset, tmp_path):
@@ -161,8 +161,8 @@ def test_a_smoke_run_grows_into_the_full_run_in_place(dataset, tmp_path):
 
 def test_fatal_model_error_stops_the_run_resumably(dataset, tmp_path):
     class Broken(FakeAgent):
-        def handle(self, nickname, text, *, history=(), turn_key):
-            return TurnResult(reply="error", error="not_installed")
+        def handle(self, nickname, text, *, history=(), turn_key, **_):
+            raise LLMError("not_installed", "no model file")  # the agent raises model errors
 
     with pytest.raises(EvalAbort):
         run_eval(EvalConfig(), dataset, tmp_path / "out", base_settings=get_settings(), llm=ScriptedLLM(),
@@ -175,11 +175,11 @@ def test_fatal_model_error_stops_the_run_resumably(dataset, tmp_path):
 class CostlyAgent(FakeAgent):
     """Makes the model calls its architecture would: one executor call, plus classifier/verifier."""
 
-    def __init__(self, api, llm, settings, index):
+    def __init__(self, api, llm, settings, index, **_):
         super().__init__(api, llm, settings, index)
         self.llm, self.arch = llm, settings.architecture
 
-    def handle(self, nickname, text, *, history=(), turn_key):
+    def handle(self, nickname, text, *, history=(), turn_key, **_):
         roles = ["executor"] if self.arch == "executor_only" else ["classifier", "executor"]
         roles += ["verifier"] if self.arch.startswith("cev") else []
         for role in roles:

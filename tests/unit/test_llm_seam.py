@@ -143,3 +143,15 @@ def test_build_llm_wires_roles_without_loading_anything(tmp_path):
     assert err.value.code == "unknown_role"
     llm.script.enqueue("classifier", {"operation": "QueryLimit"})
     assert llm.structured("classifier", MSGS, Proposal).operation == "QueryLimit"
+
+
+def test_the_run_wide_ledger_is_bounded_while_a_turns_ledger_keeps_every_call():
+    from chops.llm.base import RUN_LEDGER_RECORDS
+
+    llm = ScriptedLLM()
+    turn = Ledger()
+    for i in range(RUN_LEDGER_RECORDS + 5):
+        llm.enqueue("executor", f"reply {i}")
+        llm.text("executor", [("user", "hi")], ledger=turn)
+    assert len(llm.ledger) == RUN_LEDGER_RECORDS and len(turn) == RUN_LEDGER_RECORDS + 5
+    assert llm.ledger.records[-1].chars_out == len(f"reply {RUN_LEDGER_RECORDS + 4}")

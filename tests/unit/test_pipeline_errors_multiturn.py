@@ -18,7 +18,7 @@ def engine(sqlite_url):
 
 
 @pytest.mark.parametrize("fail_role", ["classifier", "executor", "verifier"])
-def test_a_model_timeout_anywhere_gives_a_polite_error_and_changes_nothing(engine, fail_role):
+def test_a_model_timeout_anywhere_raises_and_changes_nothing(engine, fail_role):
     agent, llm = make_agent(engine)
     timeout = LLMError("timeout", "the local model stayed busy for 120 s", role=fail_role)
     if fail_role == "classifier":
@@ -29,19 +29,18 @@ def test_a_model_timeout_anywhere_gives_a_polite_error_and_changes_nothing(engin
         if fail_role == "verifier":
             llm.enqueue("verifier", timeout)
     before = db_snapshot(engine)
-    res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
-    assert res.error == "timeout" and "nothing was changed" in res.reply
-    assert not res.committed and not res.queued
-    assert res.trace["error"]["code"] == "timeout"
-    assert any(s.get("error") == "timeout" for s in res.trace["steps"])
-    assert db_snapshot(engine) == before
+    with pytest.raises(LLMError) as err:
+        agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
+    assert err.value.code == "timeout"
+    assert db_snapshot(engine) == before  # nothing committed, nothing queued
 
 
-def test_invalid_model_output_twice_is_a_polite_error(engine):
+def test_invalid_model_output_twice_is_an_invalid_output_error(engine):
     agent, llm = make_agent(engine)
     llm.enqueue("classifier", "no json here").enqueue("classifier", {"route": "maybe"})
-    res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
-    assert res.error == "invalid_output" and "try again" in res.reply
+    with pytest.raises(LLMError) as err:
+        agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
+    assert err.value.code == "invalid_output"
 
 
 def test_an_operation_name_outside_the_registry_is_rejected_by_the_schema(engine):
@@ -50,8 +49,9 @@ def test_an_operation_name_outside_the_registry_is_rejected_by_the_schema(engine
     llm.enqueue("executor", call("DropAllTables"))
     llm.enqueue("executor", call("DeleteUser", Name="x"))
     before = db_snapshot(engine)
-    res = agent.handle("demo_leader", "Delete everything", turn_key="c:1")
-    assert res.error == "invalid_output" and db_snapshot(engine) == before
+    with pytest.raises(LLMError) as err:
+        agent.handle("demo_leader", "Delete everything", turn_key="c:1")
+    assert err.value.code == "invalid_output" and db_snapshot(engine) == before
 
 
 def test_a_nickname_argument_cannot_be_smuggled_into_an_operation(engine):

@@ -8,7 +8,6 @@ import re
 import pytest
 
 from chops.i18n import text_language
-from chops.llm import LLMError
 from chops.pipeline import TurnRecord
 from tests.unit.pipeline_support import (call, db_snapshot, demo_engine, make_agent, member, to_guide, to_system,
                                          verdict)
@@ -25,10 +24,6 @@ def _write(llm, operation, **args):
     to_system(llm)
     llm.enqueue("executor", call(operation, **args))
     llm.enqueue("verifier", verdict(9))
-
-
-def _error(llm, operation, **args):
-    llm.enqueue("classifier", LLMError("timeout", "the local model stayed busy", role="classifier"))
 
 
 def _queued(llm, operation, **args):  # one round, rejected: the chooser's pick goes to staff
@@ -78,11 +73,6 @@ CASES = {
                       "We cannot find you in the system, so I can't look up your account or change anything. "
                       "Please contact human support.",
                       "系统中找不到您的账户，所以我无法查询或更改任何信息。请联系人工客服。"),
-    "error": ("demo_leader", _error, None, {},
-              "Set my upload limit to 40", "上传上限改成40",
-              "Sorry, the assistant is unavailable right now, so your request was not processed and nothing was "
-              "changed. Please try again later or contact human support.",
-              "抱歉，助手暂时不可用，您的请求没有被处理，也没有做任何更改。请稍后再试，或联系人工客服。"),
     "guide_citation": ("demo_leader", _guide, None, {"answer": "ANSWER"},
                        "Can I upload after the deadline?", "截止以后还能上传答卷吗？",
                        "ANSWER (Source: user-guide.pdf, page 3)", "ANSWER（来源：user-guide.pdf，第 3 页）"),

@@ -154,8 +154,12 @@ def test_executor_only_answers_or_operates_in_one_call_without_classifier_or_ver
     res = agent.handle("demo_leader", "What is my role?", turn_key="c:1")
     assert res.reply == "You are a team leader." and res.route == "guide"
     llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
+    before = db_snapshot(engine)
     res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:2")
-    assert res.route == "system" and res.committed and res.outcome == "ok"
+    # No verifier, so the write is never committed: staff approve it (the dry run said it would work).
+    assert res.route == "system" and res.queued and not res.committed and res.outcome == "ok"
+    after = db_snapshot(engine)
+    assert after["members"] == before["members"] and after["approvals"] == before["approvals"] + 1
     assert {c[0] for c in llm.calls} == {"executor"}
     assert "Profile:" in prompt_text(llm, "executor", 0) or "profile" in prompt_text(llm, "executor", 0)
 
@@ -164,8 +168,11 @@ def test_ce_1level_uses_one_three_way_classifier_and_no_verifier(engine):
     agent, llm = make_agent(engine, architecture="ce_1level")
     llm.enqueue("classifier", {"route": "do_operation"})
     llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
+    before = db_snapshot(engine)
     res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
-    assert res.committed and [c[0] for c in llm.calls] == ["classifier", "executor"]
+    assert res.queued and not res.committed and [c[0] for c in llm.calls] == ["classifier", "executor"]
+    assert db_snapshot(engine)["members"] == before["members"]
+    assert res.trace["steps"][-1]["reason"] == "unverified"
     assert llm.calls[0][2].__name__ == "OneLevelDecision"
 
 

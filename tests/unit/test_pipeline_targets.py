@@ -12,7 +12,7 @@ from apis.demo import T0
 from apis.service import Api
 from chops.pipeline.context import TurnContext
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.results import TurnRecord
+from chops.records import TurnRecord
 from chops.pipeline.targets import name_candidates, others_named
 from chops.pipeline.trace import Trace
 from tests.unit.pipeline_support import (call, db_snapshot, demo_engine, make_agent, member, prompt_text, to_system,

@@ -102,7 +102,7 @@ def test_failed_verification_leaves_the_database_untouched_and_the_chooser_queue
     before = db_snapshot(engine)
     store = ConversationStore(engine)
     cid = store.create("demo_leader", "cli")
-    res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key=f"{cid}:1")
+    res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key=f"{cid}:1", conversation_id=cid)
     assert res.iterations == 5 and res.queued and not res.committed
     assert "staff" in res.reply and "nothing has been changed" in res.reply
     after = db_snapshot(engine)

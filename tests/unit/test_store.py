@@ -114,3 +114,14 @@ def test_operation_policies(store):
     assert store.get_policies() == {"AddNewSchoolByName": False}
     with pytest.raises(StoreError):
         store.set_policy("DropTables", True)
+
+
+def test_a_write_is_queued_only_in_a_conversation_that_exists(store):
+    with pytest.raises(StoreError) as err:
+        store.queue_approval(nickname="demo_leader", operation="ChangeAllTypesUploadLimit", args={"Limit": 40},
+                             idempotency_key="k-made-up", conversation_id="eval:made-up")
+    assert err.value.code == "not_found" and store.list_approvals(None) == []
+    cid = store.create("demo_leader", "eval")
+    aid = store.queue_approval(nickname="demo_leader", operation="ChangeAllTypesUploadLimit", args={"Limit": 40},
+                               idempotency_key="k-real", conversation_id=cid)
+    assert store.get_approval(aid).conversation_id == cid

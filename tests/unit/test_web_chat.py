@@ -237,14 +237,14 @@ def test_a_second_message_while_one_is_answered_is_409(web):
     assert turns(engine) == []
 
 
-def test_a_model_failure_is_an_honest_reply_without_a_write(web):
+def test_a_model_timeout_mid_turn_is_503_with_no_write_and_no_turn(web):
     client, llm, engine = web
     cid, auth = start(client)
     llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", LLMError("timeout", "too slow"))
-    body = client.post(f"/v1/conversations/{cid}/messages", json={"text": "Set my limit to 40"},
-                       headers=auth).get_json()
-    assert body["error"] == "timeout" and body["committed"] is False
+    resp = client.post(f"/v1/conversations/{cid}/messages", json={"text": "Set my limit to 40"}, headers=auth)
+    assert (resp.status_code, resp.get_json()["error"]["code"]) == (503, "model_unavailable")
     assert member(engine, "demo_leader")["limit"] == 20
+    assert client.get(f"/v1/conversations/{cid}", headers=auth).get_json()["turns"] == []
 
 
 def test_an_escaping_model_error_is_503_and_stores_no_turn(web, monkeypatch):
@@ -260,7 +260,12 @@ def test_an_escaping_model_error_is_503_and_stores_no_turn(web, monkeypatch):
     assert (resp.status_code, resp.get_json()["error"]["code"]) == (503, "model_unavailable")
     stream = client.post(f"/v1/conversations/{cid}/messages?stream=1", json={"text": "hi"}, headers=auth)
     assert sse_events(stream.get_data(as_text=True)) == [
-        ("error", {"error": {"code": "model_unavailable", "message": "the model could not answer: unreachable"}})]
+        ("error", {"error": {"code": "model_unavailable", "cause": "unreachable", "message": (
+            "Sorry, the assistant is unavailable right now, so your request was not processed and nothing was "
+            "changed. Please try again later or contact human support.")}})]
+    chinese = client.post(f"/v1/conversations/{cid}/messages", json={"text": "上传上限改成40"}, headers=auth)
+    assert chinese.status_code == 503 and chinese.get_json()["error"]["message"] == (
+        "抱歉，助手暂时不可用，您的请求没有被处理，也没有做任何更改。请稍后再试，或联系人工客服。")
     assert turns(engine) == []
 
 

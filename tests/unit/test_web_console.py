@@ -192,3 +192,27 @@ def test_a_chinese_user_is_told_the_staff_decision_in_chinese(web):
     turns = client.get(f"/v1/conversations/{cid}", headers=auth).get_json()["turns"]
     assert turns[0]["reply"].startswith("您的请求（更改上传上限：40）已提交给工作人员审核")
     assert turns[-1]["reply"] == "工作人员已批准您的请求（更改上传上限：40）。已完成：更改上传上限：40。工作人员留言：已核实"
+
+
+def test_an_approved_write_that_cannot_be_carried_out_is_failed_and_the_user_is_told(web, monkeypatch):
+    from apis.outcomes import OperationResult, Outcome
+
+    client, llm, engine = web
+    cid, auth, approval_id = queue_write(client, llm, 40)
+    token = login(client)
+
+    class Refusing:  # the member's state changed after the request was queued: the write is refused
+        def call(self, operation, nickname, args, **kwargs):
+            return OperationResult(operation=operation, outcome=Outcome.REFUSED_PRECONDITION,
+                                   message="the limit was changed meanwhile")
+
+    monkeypatch.setattr(client.application.extensions["chops"].store, "_api", Refusing())
+    page = client.post(f"/console/approvals/{approval_id}/approve", data={"csrf": token}, follow_redirects=True)
+    assert f"approval #{approval_id} failed" in page.get_data(as_text=True)
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(t.approval.c.status)).scalar() == "failed"
+    assert member(engine, "demo_leader")["limit"] == 20
+    last = client.get(f"/v1/conversations/{cid}", headers=auth).get_json()["turns"][-1]
+    assert "could not be carried out" in last["reply"] and "the limit was changed meanwhile" in last["reply"]
+    assert not last["committed"]
+    assert f'id="approval-{approval_id}"' in client.get("/console/approvals?status=failed").get_data(as_text=True)
