@@ -21,8 +21,8 @@ from chops.settings import RoleSettings
 
 _LC_TYPES = {"system": "SystemMessage", "user": "HumanMessage", "assistant": "AIMessage"}
 # llguidance (the grammar engine of llama.cpp's server here) reads this schema extension: JSON with no
-# optional whitespace, so the model spends no tokens on newlines and indentation (a classifier
-# decision: 18 tokens -> 9). The server applies it only to a ``grammar``, not to ``response_format``.
+# optional whitespace, so the model spends no tokens on newlines and indentation (an operation call:
+# 36 tokens -> 19). The server applies it only to a ``grammar``, not to ``response_format``.
 _COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
 
 
@@ -36,40 +36,27 @@ class Endpoint:
     extra_body: dict = field(default_factory=dict)
 
     def structure(self, schema: type[BaseModel]) -> dict:
-        """Request fields that constrain the reply to ``schema``: the standard ``response_format``,
-        or for llama.cpp an llguidance ``grammar`` (sent in the request's extra body): a one-field
-        choice as its bare value (see ``single_choice``), anything else as compact JSON."""
-        if not self.llama_cpp:
+        """Request fields that constrain the reply to ``schema``: the standard ``response_format``, or
+        for llama.cpp a compact-JSON llguidance ``grammar`` (sent in the request's extra body) — except
+        for a one-field choice (see ``single_choice``), which keeps the standard format."""
+        if not self.llama_cpp or single_choice(schema) is not None:
             return {"response_format": response_format(schema)}
-        choice = single_choice(schema)
-        if choice is not None:
-            rule = " | ".join(json.dumps(str(option)) for option in choice[1])
-        else:
-            body = copy.deepcopy(schema.model_json_schema())
-            _closed(body)
-            body["x-guidance"] = dict(_COMPACT_JSON)
-            rule = "%json " + json.dumps(body, separators=(",", ":"))
-        return {"extra_body": {**self.extra_body, "grammar": "%llguidance {}\nstart: " + rule}}
-
-    def as_json(self, schema: type[BaseModel], text: str) -> str:
-        """The reply as the JSON ``schema`` describes: a bare choice is wrapped as ``{field: value}``."""
-        choice = single_choice(schema) if self.llama_cpp else None
-        if choice is None:
-            return text
-        field_name, options = choice
-        value = next((option for option in options if str(option) == text.strip()), text)
-        return json.dumps({field_name: value}, ensure_ascii=False)
+        body = copy.deepcopy(schema.model_json_schema())
+        _closed(body)
+        body["x-guidance"] = dict(_COMPACT_JSON)
+        grammar = "%llguidance {}\nstart: %json " + json.dumps(body, separators=(",", ":"))
+        return {"extra_body": {**self.extra_body, "grammar": grammar}}
 
 
 def single_choice(schema: type[BaseModel]) -> tuple[str, list] | None:
     """``(field, options)`` when ``schema`` is a single required enum field (a classifier's route, the
     chooser's pick), else None.
 
-    Why: asked for the bare value instead of ``{"route":"…"}``, the 1.5B model decides better and
-    faster. On the 102 visible CPHOS questions the level-1 classifier was right on 101 with the bare
-    value (3 tokens), 100 with JSON whitespace allowed (9 tokens) and 97 with compact JSON (7); level 2
-    on 82/82 bare against 81/82. The JSON around the value only moves the decision token away from
-    the examples' ``-> own_fact`` form.
+    Why such a decision keeps the JSON with whitespace the model likes to write (``{\n  "route": "…"``):
+    on the 102 visible CPHOS questions the level-1 classifier was right on 100 that way, 97 with
+    compact JSON, and 101 asked for the bare value — but in the full evaluation the bare value let a
+    retry with the verifier's feedback flip look-ups ("tell me about the user Bob") to the profile
+    route (4 of 68 system rows wrong, 0 with the JSON). The route decision costs ~6 more tokens.
     """
     body = schema.model_json_schema()
     props = body.get("properties", {})
@@ -195,9 +182,8 @@ class ChatProvider:
             raise err from exc
         usage = reply.usage_metadata or {}
         cached = (usage.get("input_token_details") or {}).get("cache_read")
-        text = _text_of(reply.content)
         return Completion(
-            text=self._endpoint.as_json(schema, text) if schema is not None else text,
+            text=_text_of(reply.content),
             model=(reply.response_metadata or {}).get("model_name") or self.model,
             prompt_tokens=usage.get("input_tokens"),
             completion_tokens=usage.get("output_tokens"),

@@ -74,19 +74,10 @@ def test_missing_model_file_is_not_installed(tmp_path, monkeypatch):
     assert err.value.code == "not_installed" and "chops model install" in str(err.value)
 
 
-def test_a_one_field_choice_is_asked_for_as_its_bare_value_and_read_back_as_json():
+def test_a_one_field_choice_keeps_the_standard_format_on_llama_cpp_too():
     class Route(BaseModel):
         route: Literal["own_fact", "something_else"]
 
-    class Pick(BaseModel):
-        attempt: Literal[1, 2, 10]
-
     ep = Endpoint(base_url="http://127.0.0.1:1/v1", api_key="k", llama_cpp=True)
-    assert ep.structure(Route)["extra_body"]["grammar"] == '%llguidance {}\nstart: "own_fact" | "something_else"'
-    assert Route.model_validate_json(ep.as_json(Route, "something_else")).route == "something_else"
-    assert Pick.model_validate_json(ep.as_json(Pick, "10")).attempt == 10
-    assert ep.as_json(AllRequired, '{"op":"A","inner":{"name":"x"}}') == '{"op":"A","inner":{"name":"x"}}'
-    assert "%json" in ep.structure(WithDefault)["extra_body"]["grammar"]  # not one required enum: JSON
-    plain = Endpoint(base_url=None, api_key="k")  # OpenAI & co get the schema and reply in JSON
-    assert plain.structure(Route) == {"response_format": response_format(Route)}
-    assert plain.as_json(Route, '{"route":"own_fact"}') == '{"route":"own_fact"}'
+    assert ep.structure(Route) == {"response_format": response_format(Route)}
+    assert "%json" in ep.structure(WithDefault)["extra_body"]["grammar"]  # not one required enum: compact JSON
