@@ -38,8 +38,8 @@ class Endpoint:
     def structure(self, schema: type[BaseModel]) -> dict:
         """Request fields that constrain the reply to ``schema``: the standard ``response_format``, or
         for llama.cpp a compact-JSON llguidance ``grammar`` (sent in the request's extra body) — except
-        for a one-field choice (see ``single_choice``), which keeps the standard format."""
-        if not self.llama_cpp or single_choice(schema) is not None:
+        for a one-field choice (see ``is_single_choice``), which keeps the standard format."""
+        if not self.llama_cpp or is_single_choice(schema):
             return {"response_format": response_format(schema)}
         body = copy.deepcopy(schema.model_json_schema())
         _closed(body)
@@ -48,22 +48,18 @@ class Endpoint:
         return {"extra_body": {**self.extra_body, "grammar": grammar}}
 
 
-def single_choice(schema: type[BaseModel]) -> tuple[str, list] | None:
-    """``(field, options)`` when ``schema`` is a single required enum field (a classifier's route, the
-    chooser's pick), else None.
+def is_single_choice(schema: type[BaseModel]) -> bool:
+    """Whether ``schema`` is a single required enum field (a classifier's route, the chooser's pick).
 
     Why such a decision keeps the JSON with whitespace the model likes to write (``{\n  "route": "…"``):
     on the 102 visible CPHOS questions the level-1 classifier was right on 100 that way, 97 with
     compact JSON, and 101 asked for the bare value — but in the full evaluation the bare value let a
     retry with the verifier's feedback flip look-ups ("tell me about the user Bob") to the profile
-    route (4 of 68 system rows wrong, 0 with the JSON). The route decision costs ~6 more tokens.
+    route (4 of 68 system rows wrong). The route decision costs ~6 more tokens this way.
     """
     body = schema.model_json_schema()
     props = body.get("properties", {})
-    if len(props) != 1 or body.get("required") != list(props):
-        return None
-    (name, prop), = props.items()
-    return (name, prop["enum"]) if "enum" in prop else None
+    return len(props) == 1 and body.get("required") == list(props) and "enum" in next(iter(props.values()))
 
 
 def to_langchain(messages: list[Message]) -> list:
