@@ -212,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r.get('p50_first_token_s', '') or '':>9} {r['median_chars_in']:>9} {r['median_chars_out']:>9} "
               f"{r['median_iterations']:>6} {g['classifier']:>6}/{g['executor']}/{g['verifier']:<6} "
               f"{r['correct']:>5}/{r['n']}")
+    o = s["overall"]
     for level in result["concurrency"]:
         print(f"{level['conversations']} conversations at once: {level['turns']} turns in {level['wall_s']} s = "
               f"{level['turns_per_min']} turns/min, p50 {level['p50_s']} s, p90 {level['p90_s']} s")
