@@ -13,6 +13,7 @@ import copy
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pydantic import BaseModel
 
@@ -41,13 +42,20 @@ class Endpoint:
         for a one-field choice (see ``is_single_choice``), which keeps the standard format."""
         if not self.llama_cpp or is_single_choice(schema):
             return {"response_format": response_format(schema)}
-        body = copy.deepcopy(schema.model_json_schema())
-        _closed(body)
-        body["x-guidance"] = dict(_COMPACT_JSON)
-        grammar = "%llguidance {}\nstart: %json " + json.dumps(body, separators=(",", ":"))
-        return {"extra_body": {**self.extra_body, "grammar": grammar}}
+        return {"extra_body": {**self.extra_body, "grammar": compact_grammar(schema)}}
 
 
+@lru_cache(maxsize=64)
+def compact_grammar(schema: type[BaseModel]) -> str:
+    """The llguidance grammar of ``schema`` as compact JSON. Cached: it is asked for on every call
+    and the operation-call union's schema is the largest the pipeline builds."""
+    body = copy.deepcopy(schema.model_json_schema())
+    _closed(body)
+    body["x-guidance"] = dict(_COMPACT_JSON)
+    return "%llguidance {}\nstart: %json " + json.dumps(body, separators=(",", ":"))
+
+
+@lru_cache(maxsize=64)
 def is_single_choice(schema: type[BaseModel]) -> bool:
     """Whether ``schema`` is a single required enum field (a classifier's route, the chooser's pick).
 
