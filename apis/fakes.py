@@ -136,9 +136,9 @@ class FakeAudit(_FakeRepo):
         """The audit row of this key."""
         return next((a for a in self.s.audit if a["idempotency_key"] == idempotency_key), None)
 
-    def claim(self, entry: Row) -> int:
-        """Append an audit row; duplicate keys cannot happen single-threaded."""
-        self.s.audit.append(dict(entry, id=len(self.s.audit) + 1))
+    def claim(self, entry: Row, actor: str | None = None) -> int:
+        """Append an audit row (with its ``actor``); duplicate keys cannot happen single-threaded."""
+        self.s.audit.append(dict(entry, id=len(self.s.audit) + 1, actor=actor))
         return len(self.s.audit)
 
     def complete(self, audit_id: int, values: Row) -> None:

@@ -70,6 +70,27 @@ class OperationResult(BaseModel):
     replayed: bool = False
 
 
+class PlanResult(OperationResult):
+    """What ``Api.call_plan`` returns: an ``OperationResult`` for the plan as a whole (``operation`` =
+    the first step's, ``diff`` = every step's changes in order, ``outcome`` = ``ok``/``ok_noop`` when
+    every step succeeded, else the first refused step's), plus each step's own result in ``steps``.
+
+    Being an ``OperationResult``, it is read wherever a single call's result is (the approval queue,
+    the console, the conversation's stored result); a one-step plan is that step's result plus ``steps``.
+    """
+
+    steps: list[OperationResult] = Field(default_factory=list)
+
+
+def combined_outcome(results: list[OperationResult]) -> Outcome:
+    """``ok`` when every result succeeded and one changed something, ``ok_noop`` when none changed
+    anything, else the first refusal's outcome."""
+    refused = next((r.outcome for r in results if not r.outcome.succeeded), None)
+    if refused is not None:
+        return refused
+    return Outcome.OK if any(r.outcome == Outcome.OK for r in results) else Outcome.OK_NOOP
+
+
 class DomainError(Exception):
     """A refusal raised inside an operation; carries its stable outcome code."""
 

@@ -167,11 +167,14 @@ class SqlAuditRepository(_Repo):
         rows = self._rows(sa.select(t.audit_log).where(t.audit_log.c.idempotency_key == idempotency_key))
         return rows[0] if rows else None
 
-    def claim(self, entry: dict[str, Any]) -> int:
+    def claim(self, entry: dict[str, Any], actor: str | None = None) -> int:
         """Insert the audit row first, so a concurrent call with the same key blocks on the unique
-        index and then fails with ``IntegrityError`` (it replays the stored result instead)."""
-        res = self.conn.execute(t.audit_log.insert().values(entry))
-        return int(res.inserted_primary_key[0])
+        index and then fails with ``IntegrityError`` (it replays the stored result instead).
+        ``actor``: the staff member acting for the user, recorded in the same transaction."""
+        audit_id = int(self.conn.execute(t.audit_log.insert().values(entry)).inserted_primary_key[0])
+        if actor is not None:
+            self.conn.execute(t.audit_actor.insert().values(audit_id=audit_id, actor=actor))
+        return audit_id
 
     def complete(self, audit_id: int, values: dict[str, Any]) -> None:
         """Fill in the outcome, diff and result of a claimed audit row."""

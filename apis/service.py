@@ -5,6 +5,10 @@ unknown operation -> acting user from the caller's nickname (``not_in_system``; 
 only complete their own application) -> missing arguments -> argument types -> admin rights ->
 the operation's own checks. Writes run in a unit of work: a dry run leaves without commit; commit
 mode claims the audit row (unique idempotency key) first, runs the same code, then commits.
+
+A plan (``call_plan``) is several writes in ONE unit of work, in order: all commit or none does, each
+step with its own audit row (keys ``K``, ``K#2``, ``K#3``), and the key replays the whole plan. A
+single ``call`` is the one-step case of the same code.
 """
 
 from __future__ import annotations
@@ -12,19 +16,20 @@ from __future__ import annotations
 import json
 import time
 from datetime import datetime, timezone
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any, Callable
 
 import sqlalchemy as sa
 from pydantic import BaseModel, ValidationError
 
 from apis.outcomes import (DomainError, InvalidArgument, MissingArguments, NotInSystem, Outcome,
-                           OperationResult, PermissionDenied, PreconditionFailed)
+                           OperationResult, PermissionDenied, PlanResult, PreconditionFailed, combined_outcome)
 from apis.profile import Profile, load_profile
 from apis.registry import OPERATIONS, Operation
 from apis.uow import AbstractUnitOfWork, SqlUnitOfWork
 
 APPROVAL_OPERATION = "VerifyTeacherUserToBeSupTeacher"
+MAX_PLAN_STEPS = 3  # a message asks for a few changes at most; the executor's schema has the same bound
 _RETRYABLE_MYSQL_ERRORS = {1205, 1213}  # lock wait timeout, deadlock: retry the whole call
 
 
@@ -95,30 +100,62 @@ class Api:
             return uow.members.named(names)
 
     def call(self, name: str, nickname: str, args: dict, *, dry_run: bool = False,
-             idempotency_key: str | None = None, request_id: str | None = None) -> OperationResult:
-        """Run operation ``name`` as ``nickname``. Never raises for domain problems."""
+             idempotency_key: str | None = None, request_id: str | None = None,
+             staff: str | None = None) -> OperationResult:
+        """Run operation ``name`` as ``nickname``. Never raises for domain problems.
+
+        ``staff`` names the staff member carrying the write out for the user (the audit row's actor,
+        stored in the same transaction); the operation still runs as ``nickname``, with its rights."""
         op = OPERATIONS.get(name)
-        dry = bool(op and op.writes and dry_run)
-        commit = bool(op and op.writes and not dry_run)
-        key = idempotency_key if commit else None
-        base = {"operation": str(name), "dry_run": dry, "idempotency_key": idempotency_key}
         if op is None:
-            return OperationResult(**base, outcome=Outcome.REFUSED_INVALID_ARG,
+            return OperationResult(operation=str(name), dry_run=False, idempotency_key=idempotency_key,
+                                   outcome=Outcome.REFUSED_INVALID_ARG,
                                    message=f"Unknown operation {name!r}; known: {', '.join(OPERATIONS)}.")
+        return self._transact(nickname, [(op, args)], dry_run=dry_run, idempotency_key=idempotency_key,
+                              request_id=request_id, staff=staff).steps[0]
+
+    def call_plan(self, nickname: str, steps: Sequence[tuple[str, dict]], *, dry_run: bool = False,
+                  idempotency_key: str | None = None, request_id: str | None = None,
+                  staff: str | None = None) -> PlanResult:
+        """Run the write operations ``steps`` (``(name, args)`` pairs, in order) as ``nickname`` in ONE
+        unit of work, so each step sees the changes of the steps before it. Never raises for domain problems.
+
+        A dry run runs every step (a refused step changes nothing: operations check before they write)
+        and rolls back, so the caller learns each step's outcome. A real run is all or nothing: the
+        first refused step stops it and nothing is committed (``committed`` False, the refusal's
+        outcome); otherwise every step commits together, each with its audit row, and the key replays
+        the whole plan's result. Reads are not plan steps (they change nothing and are run on their own).
+        """
+        base = {"operation": str(steps[0][0]) if steps else "", "dry_run": dry_run, "idempotency_key": idempotency_key}
+        problem = _plan_problem(steps)
+        if problem:
+            return PlanResult(**base, outcome=Outcome.REFUSED_INVALID_ARG, message=problem)
+        return self._transact(nickname, [(OPERATIONS[n], a) for n, a in steps], dry_run=dry_run,
+                              idempotency_key=idempotency_key, request_id=request_id, staff=staff)
+
+    def _transact(self, nickname: str, steps: list[tuple[Operation, Any]], *, dry_run: bool,
+                  idempotency_key: str | None, request_id: str | None, staff: str | None = None) -> PlanResult:
+        """``call`` and ``call_plan``: replay a used key, else run the steps, retrying the whole
+        transaction on a lock conflict; a key claimed concurrently replays the winner's result."""
+        commit = not dry_run and any(op.writes for op, _ in steps)
+        key = idempotency_key if commit else None
         if key is not None:
-            replay = self._replay(key, nickname, name, args, base)
+            replay = self._replay(key, nickname, steps)
             if replay is not None:
                 return replay
         for attempt in range(5):
             try:
-                return self._run(op, nickname, args, commit, key, request_id, base)
+                return self._run(steps, nickname, dry_run, key, request_id, idempotency_key, staff)
             except sa.exc.IntegrityError:
-                replay = self._replay(key, nickname, name, args, base) if key else None
+                replay = self._replay(key, nickname, steps) if key else None
                 if replay is not None:
                     return replay  # a concurrent call with the same key won the race
                 if attempt == 4:  # e.g. two new schools raced for the same id: retried, still failing
-                    return OperationResult(**base, outcome=Outcome.REFUSED_PRECONDITION,
-                                           message="A concurrent change conflicted with this one; please try again.")
+                    results = [OperationResult(operation=op.name, dry_run=False, idempotency_key=idempotency_key,
+                                               outcome=Outcome.REFUSED_PRECONDITION,
+                                               message="A concurrent change conflicted with this one; please "
+                                                       "try again.") for op, _ in steps[:1]]
+                    return _plan(results, committed=False)
             except sa.exc.OperationalError as exc:
                 code = getattr(exc.orig, "args", [None])[0]
                 if code not in _RETRYABLE_MYSQL_ERRORS or attempt == 4:
@@ -126,47 +163,106 @@ class Api:
                 time.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    def _run(self, op: Operation, nickname: str, args: Any, commit: bool, key: str | None,
-             request_id: str | None, base: dict) -> OperationResult:
-        with self._uow(op.writes) as uow:
-            audit_id = None
+    def _run(self, steps: list[tuple[Operation, Any]], nickname: str, dry_run: bool, key: str | None,
+             request_id: str | None, given_key: str | None, staff: str | None) -> PlanResult:
+        writes = any(op.writes for op, _ in steps)
+        commit = writes and not dry_run
+        with self._uow(writes) as uow:
+            # The audit rows are claimed first: a concurrent run with the same key blocks on the unique
+            # index and then replays this one's result.
+            audit_ids = [uow.audit.claim({
+                "created_at": datetime.now(timezone.utc).replace(tzinfo=None), "request_id": request_id,
+                "idempotency_key": step_key(key, i), "nickname": str(nickname)[:64], "user_id": None,
+                "operation": op.name, "args_json": canonical_args(args), "outcome": "pending",
+                "message": "", "diff_json": "[]", "result_json": "{}"}, actor=staff) for i, (op, args) in enumerate(steps)
+            ] if commit else []
+            results: list[OperationResult] = []
+            actor_id = None
+            for op, args in steps:
+                base = {"operation": op.name, "dry_run": op.writes and dry_run, "idempotency_key": given_key}
+                result, actor_id = self._step(uow, op, nickname, args, base)
+                results.append(result)
+                if commit and not result.outcome.succeeded:
+                    return _plan(results, committed=False)  # all or nothing: leaving the block rolls back
             if commit:
-                audit_id = uow.audit.claim({
-                    "created_at": datetime.now(timezone.utc).replace(tzinfo=None), "request_id": request_id,
-                    "idempotency_key": key, "nickname": str(nickname)[:64], "user_id": None,
-                    "operation": op.name, "args_json": canonical_args(args), "outcome": "pending",
-                    "message": "", "diff_json": "[]", "result_json": "{}"})
-            try:
-                actor = resolve_actor(uow, nickname)
-                if actor["status"] == 0 and op.name != APPROVAL_OPERATION:
-                    raise PermissionDenied("Your registration is still waiting for approval; the only thing you "
-                                           f"can do is complete your application ({APPROVAL_OPERATION}).")
-                parsed = parse_args(op, args)
-                if op.admin_only and not uow.admins.is_admin(actor["id"]):
-                    raise PermissionDenied(f"Only an admin may use {op.name}.")
-                message, data = op.run(uow, actor, parsed)
-            except DomainError as exc:
-                return OperationResult(**base, outcome=exc.outcome, message=exc.message)
-            diff = list(uow.changes)
-            outcome = Outcome.OK if diff or not op.writes else Outcome.OK_NOOP
-            result = OperationResult(**base, outcome=outcome, message=message, diff=diff, data=data,
-                                     committed=commit)
-            if commit:
-                uow.audit.complete(audit_id, {
-                    "user_id": actor["id"], "outcome": outcome.value, "message": message,
-                    "diff_json": json.dumps([c.model_dump(mode="json") for c in diff], ensure_ascii=False),
-                    "result_json": result.model_dump_json()})
+                results = [r.model_copy(update={"committed": True}) for r in results]
+                for audit_id, res in zip(audit_ids, results):
+                    uow.audit.complete(audit_id, {
+                        "user_id": actor_id, "outcome": res.outcome.value, "message": res.message,
+                        "diff_json": json.dumps([c.model_dump(mode="json") for c in res.diff], ensure_ascii=False),
+                        "result_json": res.model_dump_json()})
                 uow.commit()
-            return result
+            return _plan(results, committed=commit)
 
-    def _replay(self, key: str, nickname: str, name: str, args: Any, base: dict) -> OperationResult | None:
+    @staticmethod
+    def _step(uow: AbstractUnitOfWork, op: Operation, nickname: str, args: Any,
+              base: dict) -> tuple[OperationResult, int | None]:
+        """One operation inside the caller's unit of work: its result and the acting member's id. The
+        actor is resolved again for every step, so a step sees what the steps before it changed."""
+        start = len(uow.changes)
+        try:
+            actor = resolve_actor(uow, nickname)
+            if actor["status"] == 0 and op.name != APPROVAL_OPERATION:
+                raise PermissionDenied("Your registration is still waiting for approval; the only thing you "
+                                       f"can do is complete your application ({APPROVAL_OPERATION}).")
+            parsed = parse_args(op, args)
+            if op.admin_only and not uow.admins.is_admin(actor["id"]):
+                raise PermissionDenied(f"Only an admin may use {op.name}.")
+            message, data = op.run(uow, actor, parsed)
+        except DomainError as exc:
+            return OperationResult(**base, outcome=exc.outcome, message=exc.message), None
+        diff = list(uow.changes[start:])
+        outcome = Outcome.OK if diff or not op.writes else Outcome.OK_NOOP
+        return OperationResult(**base, outcome=outcome, message=message, diff=diff, data=data), actor["id"]
+
+    def _replay(self, key: str, nickname: str, steps: list[tuple[Operation, Any]]) -> PlanResult | None:
         """The stored result for ``key`` (``replayed=True``), or a refusal if the key was used for a
         different request; ``None`` when the key is unused."""
         with self._uow(False) as uow:
-            row = uow.audit.find(key)
-        if row is None:
-            return None
-        if (row["nickname"], row["operation"], row["args_json"]) != (nickname, name, canonical_args(args)):
-            return OperationResult(**base, outcome=Outcome.REFUSED_INVALID_ARG,
-                                   message="This idempotency key was already used for a different request.")
-        return OperationResult.model_validate_json(row["result_json"]).model_copy(update={"replayed": True})
+            first = uow.audit.find(key)
+            if first is None:
+                return None
+            # One row more than asked: a longer plan stored under the key is a different request.
+            rows = [first] + [uow.audit.find(step_key(key, i)) for i in range(1, len(steps) + 1)]
+        asked = [(nickname, op.name, canonical_args(args)) for op, args in steps]
+        stored = [(r["nickname"], r["operation"], r["args_json"]) for r in rows if r is not None]
+        if stored != asked:
+            return _plan([OperationResult(operation=steps[0][0].name, dry_run=False, idempotency_key=key,
+                                          outcome=Outcome.REFUSED_INVALID_ARG,
+                                          message="This idempotency key was already used for a different request.")],
+                         committed=False)
+        results = [OperationResult.model_validate_json(r["result_json"]).model_copy(update={"replayed": True})
+                   for r in rows if r is not None]
+        return _plan(results, committed=True)
+
+
+def step_key(key: str | None, index: int) -> str | None:
+    """The audit row key of a plan's step ``index`` (0-based): the plan's key for the first step (so a
+    one-step plan is stored exactly as a single call), ``<key>#<n>`` for step n of the rest."""
+    if key is None:
+        return None
+    return key if index == 0 else f"{key}#{index + 1}"
+
+
+def _plan_problem(steps: Sequence[tuple[str, dict]]) -> str | None:
+    """Why ``steps`` is not a plan ``call_plan`` accepts, or None."""
+    if not 1 <= len(steps) <= MAX_PLAN_STEPS:
+        return f"A plan has 1 to {MAX_PLAN_STEPS} steps, got {len(steps)}."
+    for name, _ in steps:
+        op = OPERATIONS.get(name)
+        if op is None:
+            return f"Unknown operation {name!r}; known: {', '.join(OPERATIONS)}."
+        if not op.writes:
+            return f"{name} only reads; a plan holds writes (run reads with Api.call)."
+    return None
+
+
+def _plan(results: list[OperationResult], *, committed: bool) -> PlanResult:
+    """The plan-level result of ``results`` (see ``PlanResult``)."""
+    first = results[0]
+    failed = next((r for r in results if not r.outcome.succeeded), None)
+    message = failed.message if failed else " ".join(r.message for r in results)
+    return PlanResult(operation=first.operation, outcome=combined_outcome(results), message=message,
+                      diff=[c for r in results for c in r.diff], data=first.data if len(results) == 1 else None,
+                      dry_run=first.dry_run, committed=committed, idempotency_key=first.idempotency_key,
+                      replayed=all(r.replayed for r in results), steps=results)

@@ -2,7 +2,8 @@
 
 The nine ``cmf_tp_*`` tables mirror the CPHOS MySQL system (column names as upstream; the member
 column ``limit`` and the exam column ``show`` are reserved words, SQLAlchemy quotes them). The
-``chops_*`` tables belong to this project: audit log, conversations, turns, approvals, policies.
+``chops_*`` tables belong to this project: audit log (and its staff actors), conversations, turns,
+approvals, policies, staff accounts, the support desk's states and events, ratings, solution memory.
 No foreign keys on ``cmf_tp_*``: the upstream data has orphans (papers of deleted users).
 """
 
@@ -197,6 +198,18 @@ approval = sa.Table(
     sa.Index("ix_approval_status", "status"),
 )
 
+# The further steps (2, 3, ...) of a queued plan; step 1 is the approval row's own operation and args.
+# A table of its own rather than columns on chops_approval: existing deployments get new tables.
+approval_step = sa.Table(
+    "chops_approval_step", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("approval_id", sa.Integer, nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("operation", sa.String(64), nullable=False),
+    sa.Column("args_json", sa.Text, nullable=False),
+    sa.Index("ux_approval_step_position", "approval_id", "position", unique=True),
+)
+
 operation_policy = sa.Table(
     "chops_operation_policy", metadata,
     sa.Column("operation", sa.String(64), primary_key=True),
@@ -204,4 +217,101 @@ operation_policy = sa.Table(
     sa.Column("updated_at", sa.DateTime, nullable=True),
 )
 
-PROJECT_TABLES = (audit_log, conversation, turn, approval, operation_policy)
+# The support desk (DESIGN.md "Around the agent"): a conversation's current state, and one ordered
+# event log per conversation (agent turns, user messages for staff, staff messages, state changes).
+# The log's ids are global and increasing: the widget's event stream resumes from one (Last-Event-ID).
+CONVERSATION_STATES = ("agent", "waiting", "staff", "closed")
+EVENT_KINDS = ("turn", "user", "staff", "state")
+
+conversation_state = sa.Table(
+    "chops_conversation_state", metadata,
+    sa.Column("conversation_id", sa.String(36),
+              sa.ForeignKey("chops_conversation.id", name="fk_state_conversation"), primary_key=True),
+    sa.Column("state", sa.String(16), nullable=False, server_default="agent"),
+    sa.Column("staff", sa.String(64), nullable=True),  # the member who claimed it (state "staff")
+    sa.Column("changed_by", sa.String(64), nullable=False),
+    sa.Column("changed_at", sa.DateTime, nullable=False),
+    sa.Index("ix_conversation_state_state", "state", "changed_at"),
+)
+
+conversation_event = sa.Table(
+    "chops_conversation_event", metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("conversation_id", sa.String(36),
+              sa.ForeignKey("chops_conversation.id", name="fk_event_conversation"), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),  # one of EVENT_KINDS
+    sa.Column("actor", sa.String(64), nullable=False),  # the user's nickname, a staff name, or "agent"
+    sa.Column("turn_id", sa.Integer, nullable=True),  # kind "turn": the chops_turn row
+    sa.Column("body_json", LongText, nullable=True),  # text, display name, {"from","to"} of a state change
+    sa.Index("ix_event_conversation", "conversation_id", "id"),
+    sa.Index("ix_event_created_at", "created_at"),
+)
+
+# Named staff accounts (console sign-in) and who committed an audited write on a user's behalf.
+# A new table rather than a column on chops_audit_log: existing deployments get it from
+# CREATE TABLE IF NOT EXISTS. No row = the user's own request (through the agent, the CLI or a script).
+staff_account = sa.Table(
+    "chops_staff_account", metadata,
+    sa.Column("name", exact_string(64), primary_key=True),
+    sa.Column("display_name", sa.String(128), nullable=False),
+    sa.Column("password_hash", sa.String(255), nullable=False),  # werkzeug.security scrypt hash
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("disabled", sa.Boolean, nullable=False, server_default=sa.false()),
+)
+
+audit_actor = sa.Table(
+    "chops_audit_actor", metadata,
+    sa.Column("audit_id", sa.BigInteger().with_variant(sa.Integer, "sqlite"),
+              sa.ForeignKey("chops_audit_log.id", name="fk_audit_actor_audit"), primary_key=True,
+              autoincrement=False),
+    sa.Column("actor", sa.String(64), nullable=False),  # the staff member; the subject is the audit row's nickname
+    sa.Index("ix_audit_actor_actor", "actor"),
+)
+
+# The user's thumbs up/down on one agent answer (issue 17, outcomes); rating it again replaces the row.
+RATING_THUMBS = ("up", "down")
+RATING_COMMENT_MAX = 1000
+
+turn_rating = sa.Table(
+    "chops_turn_rating", metadata,
+    sa.Column("turn_id", sa.Integer, sa.ForeignKey("chops_turn.id", name="fk_rating_turn"), primary_key=True),
+    sa.Column("thumbs", sa.String(8), nullable=False),  # one of RATING_THUMBS
+    sa.Column("comment", sa.Text, nullable=True),  # at most RATING_COMMENT_MAX characters
+    sa.Column("rated_at", sa.DateTime, nullable=False),
+    sa.Index("ix_rating_rated_at", "rated_at"),
+)
+
+# When each staff member was last active (an authenticated staff request): a user handed over while
+# nobody was active recently is told that a person will answer later.
+staff_presence = sa.Table(
+    "chops_staff_presence", metadata,
+    sa.Column("name", exact_string(64), primary_key=True),
+    sa.Column("last_seen_at", sa.DateTime, nullable=False),
+    sa.Index("ix_staff_presence_seen", "last_seen_at"),
+)
+
+# EcoAssistant's solution memory: verified solutions shown to later, similar requests as demonstrations.
+# Never a read's result data nor a profile answer (personal data): for those only route and operation.
+solution = sa.Table(
+    "chops_solution", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("request", sa.Text, nullable=False),
+    sa.Column("route", sa.String(32), nullable=False),
+    sa.Column("operation", sa.String(64), nullable=True),
+    sa.Column("args_json", sa.Text, nullable=True),
+    sa.Column("answer", sa.Text, nullable=True),
+    sa.Column("source", sa.String(255), nullable=True),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("embedder", sa.String(128), nullable=False),
+    sa.Column("embedding", sa.LargeBinary, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False, server_default="live"),
+    sa.Column("deleted_at", sa.DateTime, nullable=True),
+    sa.Column("deleted_by", sa.String(64), nullable=True),
+    sa.Index("ux_solution_fingerprint", "fingerprint", unique=True),
+    sa.Index("ix_solution_status", "status"),
+)
+
+PROJECT_TABLES = (audit_log, conversation, turn, approval, approval_step, operation_policy, conversation_state,
+                  conversation_event, staff_account, audit_actor, turn_rating, staff_presence, solution)

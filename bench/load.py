@@ -30,7 +30,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parents[1]
-SECRET = "bench-secret"
+SECRET = "bench-secret-of-at-least-32-bytes-for-hs256"  # PyJWT warns below 32 bytes
 NICKNAMES = ["demo_leader", "demo_busy_leader", "demo_vice", "demo_arbiter", "demo_admin"]
 
 
@@ -113,9 +113,11 @@ def run_level(port: int, concurrency: int, messages: int, think_s: float) -> dic
 
 
 @contextmanager
-def served(mariadb: str, workers: int = 2, threads: int = 16) -> Iterator[tuple[int, str, subprocess.Popen]]:
+def served(mariadb: str, workers: int = 2, threads: int = 16,
+           env: dict[str, str] | None = None) -> Iterator[tuple[int, str, subprocess.Popen]]:
     """A fresh MariaDB database with the demo data and gunicorn serving the bench app on it, on
-    loopback; yields ``(port, database url, gunicorn process)``; stops gunicorn and drops the database."""
+    loopback (``env``: more ``CHOPS_*`` settings); yields ``(port, database url, gunicorn process)``;
+    stops gunicorn and drops the database."""
     from apis.db import init_schema, make_engine
     from apis.loaders import seed_demo
 
@@ -131,7 +133,8 @@ def served(mariadb: str, workers: int = 2, threads: int = 16) -> Iterator[tuple[
         seed_demo(engine)
         engine.dispose()
         port = _free_port()
-        env = {**os.environ, "CHOPS_DATABASE_URL": url, "CHOPS_SECRET_KEY": SECRET, "CHOPS_DEMO_MODE": "0"}
+        env = {**os.environ, "CHOPS_DATABASE_URL": url, "CHOPS_SECRET_KEY": SECRET, "CHOPS_DEMO_MODE": "0",
+               **(env or {})}
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-w", str(workers), "-k", "gthread", "--threads",
              str(threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
@@ -141,7 +144,11 @@ def served(mariadb: str, workers: int = 2, threads: int = 16) -> Iterator[tuple[
     finally:
         if proc is not None:
             proc.terminate()
-            proc.wait(timeout=30)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # a request that outlives gunicorn's graceful timeout
+                proc.kill()
+                proc.wait(timeout=30)
         admin.dispose()
         with sa.create_engine(mariadb).connect() as conn:  # a fresh pool: the server may have restarted
             conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))

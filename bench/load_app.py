@@ -20,9 +20,10 @@ import time
 from chops.llm import LLM, Completion, LLMError
 from chops.settings import get_settings
 
-_TAG = re.compile(r"\[(?:c:|write )[^\]\n]*\]")  # the suite's tags only: prompts hold other brackets
+_TAG = re.compile(r"\[(?:c:|write |person)[^\]\n]*\]")  # the suite's tags only: prompts hold other brackets
 _NICK = re.compile(r"\(nickname ([^)]+)\)")
 _REPLIES = {
+    "SmallTalkGate": {"route": "about_the_platform"},
     "Level1Decision": {"route": "own_fact"},
     "OneLevelDecision": {"route": "own_fact"},
     "Level2Decision": {"route": "do_operation"},
@@ -34,10 +35,12 @@ def _reply(schema_name: str, text: str) -> dict:
     tags = _TAG.findall(text)
     tag = tags[-1] if tags else ""
     write = re.match(r"\[write (\d+)", tag)
+    if tag == "[person]" and schema_name in ("SmallTalkGate", "ConversationKind"):  # asks for a person
+        return {"route": "small_talk" if schema_name == "SmallTalkGate" else "ask_for_person"}
     if schema_name in ("Level1Decision", "OneLevelDecision") and write:
         return {"route": "something_else" if schema_name == "Level1Decision" else "do_operation"}
-    if schema_name == "OperationCall":
-        return {"call": {"operation": "ChangeAllTypesUploadLimit", "args": {"Limit": int(write[1]) if write else 1}}}
+    if schema_name == "OperationPlan":
+        return {"calls": [{"operation": "ChangeAllTypesUploadLimit", "args": {"Limit": int(write[1]) if write else 1}}]}
     if schema_name == "ProfileAnswer":
         nick = _NICK.search(text)
         return {"answer": f"{nick[1] if nick else '?'} {tag}"}
@@ -58,8 +61,8 @@ class ZeroLatencyProvider:
     model = "zero-latency"
     prices = (0.0, 0.0)
 
-    def complete(self, role, messages, schema) -> Completion:
-        """The canned reply for ``schema`` (free text: "ok")."""
+    def complete(self, role, messages, schema, on_delta=None) -> Completion:
+        """The canned reply for ``schema`` (free text: "ok"); nothing is streamed."""
         if schema is None:
             return Completion(text="ok", model=self.model)
         text = "\n".join(content for _, content in messages)

@@ -71,7 +71,7 @@ def run(guides: Path, qa_csv: Path, repeats: int, builds: int) -> dict:
         build_times = []
         for _ in range(builds):
             started = time.perf_counter()
-            index = GuideIndex.build(guides, settings, embedder)
+            index = GuideIndex.load_or_build(guides, settings, embedder, force=True)
             build_times.append(time.perf_counter() - started)
         started = time.perf_counter()
         GuideIndex.load_or_build(guides, settings, embedder)

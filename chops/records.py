@@ -7,7 +7,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-Route = Literal["basic_info", "guide", "system", "not_in_system"]
+# The conversational routes (greeting ... out_of_scope) get a fixed reply and call no executor; "handoff"
+# also moves the conversation to staff (chops.conversation).
+Route = Literal["basic_info", "guide", "system", "not_in_system", "greeting", "thanks", "cancel", "handoff",
+                "out_of_scope"]
+CONVERSATION_ROUTES = ("greeting", "thanks", "cancel", "handoff", "out_of_scope")
+# The turn outcome of a request of several changes of which some were done (or queued) and others
+# not; every other turn outcome is an ``apis.outcomes.Outcome`` code.
+PARTIAL = "partial"
 
 
 class TurnRecord(BaseModel):
@@ -26,6 +33,7 @@ class TurnRecord(BaseModel):
     committed: bool = False
     queued: bool = False
     trace: dict[str, Any] | None = None
+    staff: str | None = Field(default=None, description="a staff member's message (``reply``): their display name")
 
 
 class TurnResult(BaseModel):
@@ -39,6 +47,8 @@ class TurnResult(BaseModel):
     committed: bool = False
     queued: bool = False
     approval_id: int | None = None
+    steps: list[dict[str, Any]] = Field(default_factory=list, description="a plan's steps: operation, args, "
+                                        "outcome (``operation``/``args`` above are the first step's)")
     iterations: int = 0
     chars_in: int = 0
     chars_out: int = 0
@@ -51,3 +61,24 @@ class TurnResult(BaseModel):
         """This result as a ``TurnRecord`` (for callers that keep history in memory)."""
         return TurnRecord(user_text=user_text, reply=self.reply, route=self.route, operation=self.operation,
                           args=self.args, outcome=self.outcome, committed=self.committed, queued=self.queued)
+
+
+class Solution(BaseModel):
+    """One remembered solution (``chops_solution``): what a later, similar request is shown.
+
+    What it holds depends on the route, never personal data: a committed write's operation and
+    arguments; a read's operation only (not its result); a guide answer with its source; for a
+    profile answer the route alone."""
+
+    id: int | None = None
+    created_at: datetime | None = None
+    request: str
+    route: str
+    operation: str | None = None
+    args: dict[str, Any] | None = None
+    answer: str | None = None
+    source: str | None = None
+    status: str = "live"
+    deleted_at: datetime | None = None
+    deleted_by: str | None = None
+    similarity: float | None = Field(default=None, description="cosine to the request it was recalled for")

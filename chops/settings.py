@@ -6,11 +6,12 @@ Nothing else in the code reads ``os.environ`` for configuration.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,11 +25,39 @@ KNOWN_PRICES: dict[str, tuple[float, float]] = {
 }
 
 
+MODEL_15B_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+MODEL_05B_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+
+
+class ModelEntry(BaseModel):
+    """A model a role's tier can name: where it is served and at what price (``Settings.models``)."""
+
+    provider: Literal["local", "openai", "scripted"] = "local"
+    model: str = MODEL_15B_NAME
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    llama_cpp: bool = False
+    price_in_per_m: float | None = None
+    price_out_per_m: float | None = None
+
+
+# The tiers every deployment can name without configuring them: the two embedded models.
+BUILTIN_MODELS: dict[str, ModelEntry] = {
+    "local-0.5b": ModelEntry(model=MODEL_05B_NAME),
+    "local-1.5b": ModelEntry(model=MODEL_15B_NAME),
+}
+
+
 class RoleSettings(BaseModel):
     """How one pipeline role (classifier, executor, ...) reaches its model."""
 
     provider: Literal["local", "openai", "scripted"] = "local"
-    model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    model: str = MODEL_15B_NAME
+    tiers: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="ordered model names (``local-0.5b``, ``local-1.5b`` or a key of "
+        "``Settings.models``), cheapest first: iteration 1 uses the first, a rejected attempt moves the next "
+        "iteration one tier up. Empty: this role's own provider/model is its only tier. Comma-separated in "
+        "the environment (CHOPS_ROLES__EXECUTOR__TIERS=local-0.5b,local-1.5b)")
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.0
@@ -38,6 +67,14 @@ class RoleSettings(BaseModel):
                             "serve`): ask for compact JSON and prompt caching; the local provider always is")
     price_in_per_m: float | None = Field(default=None, description="USD per 1M input tokens; None = known price or 0")
     price_out_per_m: float | None = Field(default=None, description="USD per 1M output tokens; None = known price or 0")
+
+    @field_validator("tiers", mode="before")
+    @classmethod
+    def _split_tiers(cls, value: Any) -> Any:
+        if isinstance(value, str):  # the environment's "a,b" (or a JSON list)
+            text = value.strip()
+            return json.loads(text) if text.startswith("[") else [p.strip() for p in text.split(",") if p.strip()]
+        return value
 
     def prices(self) -> tuple[float, float]:
         """(input, output) USD per 1M tokens: explicit setting, else the paper's price, else 0."""
@@ -59,6 +96,17 @@ class Roles(BaseModel):
     verifier: RoleSettings = RoleSettings(max_tokens=96)
     chooser: RoleSettings = RoleSettings(max_tokens=16)
     judge: RoleSettings = RoleSettings(max_tokens=512)  # reason first: 192 tokens cut its JSON short
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keep_role_caps(cls, data: Any) -> Any:
+        # A role given only some fields (CHOPS_ROLES__EXECUTOR__TIERS=...) keeps its own output cap,
+        # not RoleSettings' generic default.
+        if isinstance(data, dict):
+            for role, value in data.items():
+                if isinstance(value, dict) and role in cls.model_fields and "max_tokens" not in value:
+                    data[role] = {**value, "max_tokens": cls.model_fields[role].default.max_tokens}
+        return data
 
     def get(self, role: str) -> RoleSettings:
         """The settings of ``role``; an unknown role is a ``KeyError``."""
@@ -92,6 +140,9 @@ class Settings(BaseSettings):
     chunk_long: int = Field(default=1200, description="characters per executor chunk")
     k_short: int = 3
     k_long: int = 3
+    guide_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1, description="largest guide file staff may upload")
+    guide_wait_s: float = Field(default=60.0, ge=0, description="how long an upload, replace or delete request "
+                                "waits for its re-index before answering 202 (the re-index goes on)")
     classifier_chunks: bool = Field(
         default=False, description="show the level-2 classifier k_short short guide chunks (the paper's design); "
         "off by default: with the 1.5B local model they pulled how-to questions to the system route "
@@ -101,11 +152,23 @@ class Settings(BaseSettings):
     local_model_path: Path | None = Field(default=None, description="a GGUF file; default: the installed model")
     local_threads: int = Field(default=2, ge=1, description="CPU threads of the embedded engine")
     local_context: int = Field(default=4096, ge=512, description="tokens of context per engine slot")
-    local_slots: int = Field(default=8, ge=1, description="engine slots: cached prompts and concurrent calls "
-                             "(7 static prompt heads in the default architecture, plus one)")
+    local_slots: int = Field(default=10, ge=1, description="engine slots: cached prompts and concurrent calls "
+                             "(9 static prompt heads in the default architecture, plus one)")
     warm_on_start: bool = Field(default=True, description="the service loads the local model and caches every "
                                 "prompt head before /readyz says ready")
     roles: Roles = Roles()
+    models: dict[str, ModelEntry] = Field(
+        default_factory=dict, description="extra models tiers can name, e.g. CHOPS_MODELS__BIG__PROVIDER=openai "
+        "(keys are lower-cased); the built-in local-0.5b and local-1.5b need no entry")
+
+    # --- solution memory (EcoAssistant's demonstrations) -----------------------------
+    # Off by default: it stores users' request texts (a write's arguments can name people) and its effect
+    # on accuracy is not measured yet; an evaluation turns it on in its config (eval/configs/ecoassistant.toml).
+    memory_enabled: bool = Field(default=False, description="remember verified solutions and show the most "
+                                 "similar ones to the classifier and executor as demonstrations")
+    memory_k: int = Field(default=2, ge=0, le=10, description="demonstrations shown per turn, at most")
+    memory_floor: float = Field(default=0.75, ge=-1, le=1, description="cosine similarity (USE) a past request "
+                                "needs to be shown as a demonstration")
 
     # --- pipeline ------------------------------------------------------------------
     architecture: Literal["executor_only", "ce_1level", "cev_1level", "cev_2level"] = "cev_2level"
@@ -122,6 +185,15 @@ class Settings(BaseSettings):
     jwt_leeway_s: float = Field(default=30.0, ge=0, le=300, description="clock skew allowed on exp/iat/nbf")
     staff_api_key: str | None = None
     max_message_chars: int = 2000
+    abandon_after_s: float = Field(default=86400.0, gt=0, description="a conversation handed to staff and not "
+                                   "answered for this long counts as abandoned (chops.outcomes)")
+    staff_presence_s: float = Field(default=600.0, gt=0, description="a staff member counts as active for this "
+                                    "long after their last request; with nobody active a handed-over user is "
+                                    "told that a person will answer later")
+    event_stream_s: float = Field(default=30.0, gt=0, le=600, description="an event stream ends after this "
+                                  "long (the client reconnects with Last-Event-ID): it holds a server thread")
+    event_poll_s: float = Field(default=0.2, gt=0, le=5, description="how often a process reads the event log "
+                                "for the conversations its streams listen to")
 
     # --- telemetry -----------------------------------------------------------------
     # OTLP traces are on when the standard OTEL_EXPORTER_OTLP_ENDPOINT is set (read by the exporter
@@ -143,6 +215,23 @@ class Settings(BaseSettings):
     def small_model_path(self) -> Path:
         """Where the small local model (Qwen2.5-Coder-0.5B, same tokenizer) is installed."""
         return self.data_dir / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+
+
+def role_tiers(settings: Settings, role: str) -> list[tuple[str, RoleSettings]]:
+    """``role``'s tiers, cheapest first: (name, the role's settings with that model's fields). A role
+    without ``tiers`` has one tier, named after its model. An unknown name is a ``KeyError``."""
+    rs = settings.roles.get(role)
+    if not rs.tiers:
+        return [(rs.model, rs)]
+    models = {key.lower(): entry for key, entry in settings.models.items()}  # the environment lower-cases keys
+    out = []
+    for name in rs.tiers:
+        entry = models.get(name.lower()) or BUILTIN_MODELS.get(name)
+        if entry is None:
+            known = sorted({*BUILTIN_MODELS, *settings.models})
+            raise KeyError(f"role {role}: unknown tier model {name!r}; known: {', '.join(known)}")
+        out.append((name, rs.model_copy(update={**entry.model_dump(), "tiers": []})))
+    return out
 
 
 def get_settings(**overrides) -> Settings:

@@ -1,38 +1,30 @@
 """``ConversationStore``: conversations, their turns, the staff approval queue and operation policies.
 
-It owns the project tables ``chops_conversation``, ``chops_turn``, ``chops_approval`` and
-``chops_operation_policy`` (defined in ``apis.tables``). Every statement is SQLAlchemy Core
-(parameterised); every write is one transaction. Approving a queued write goes through ``Api.call``
-with the key stored at queue time, so an approval commits at most once however often it is clicked.
+It owns the project tables ``chops_conversation``, ``chops_turn`` and, through ``ApprovalStore``
+(``chops.approvals``), ``chops_approval``, ``chops_approval_step`` and ``chops_operation_policy``
+(defined in ``apis.tables``). Every statement is SQLAlchemy Core (parameterised); every write is one
+transaction.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from pydantic import BaseModel
 
 from apis import tables as t
-from apis.outcomes import Outcome
+from chops.approvals import APPROVAL_STATUSES, Approval, ApprovalStore
+from chops.desk.log import insert_event, lock_conversation
 from chops.records import TurnRecord, TurnResult
+from chops.store_base import StoreError, dumps as _dumps, loads as _loads, now as _now
+
+__all__ = ["APPROVAL_STATUSES", "Approval", "CHANNELS", "Conversation", "ConversationStore", "StoreError"]
 
 CHANNELS = ("widget", "cli", "eval", "console")
-# "failed": staff approved, but the write could not be carried out (e.g. a precondition no longer
-# holds); nothing was changed and the user is told.
-APPROVAL_STATUSES = ("pending", "approved", "rejected", "failed")
-
-
-class StoreError(Exception):
-    """A store request that cannot be done; ``code`` is stable (``not_found``, ``already_decided``,
-    ``bad_request``)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code, self.message = code, message
 
 
 class Conversation(BaseModel):
@@ -46,42 +38,7 @@ class Conversation(BaseModel):
     turns: int = 0
 
 
-class Approval(BaseModel):
-    """One queued write waiting for (or decided by) staff."""
-
-    id: int
-    created_at: datetime
-    decided_at: datetime | None = None
-    conversation_id: str | None = None
-    turn_id: int | None = None
-    nickname: str
-    operation: str
-    args: dict[str, Any]
-    idempotency_key: str
-    dry_run: dict[str, Any] | None = None
-    status: str
-    decided_by: str | None = None
-    note: str | None = None
-    result: dict[str, Any] | None = None
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)  # naive UTC: portable DateTime columns
-
-
-def _dumps(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, BaseModel):
-        return value.model_dump_json()
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _loads(text: str | None) -> Any:
-    return json.loads(text) if text else None
-
-
-class ConversationStore:
+class ConversationStore(ApprovalStore):
     """Persistence of conversations and approvals over one engine."""
 
     def __init__(self, engine: sa.Engine, *, api: Any | None = None) -> None:
@@ -114,8 +71,7 @@ class ConversationStore:
 
     def get(self, conversation_id: str) -> Conversation | None:
         """The conversation with its turn count, or None."""
-        rows = self._conversations(t.conversation.c.id == conversation_id, limit=1)
-        return rows[0] if rows else None
+        return next(iter(self._conversations(t.conversation.c.id == conversation_id, limit=1)), None)
 
     def list_conversations(self, nickname: str | None = None, limit: int = 50) -> list[Conversation]:
         """Conversations, most recently active first (optionally of one nickname)."""
@@ -141,15 +97,14 @@ class ConversationStore:
         """``"<conversation>:<seq>"``: what ``Agent.handle`` derives the idempotency key from."""
         return f"{conversation_id}:{seq if seq is not None else self.next_seq(conversation_id)}"
 
-    def append_turn(self, conversation_id: str, text: str, result: TurnResult, *, seq: int | None = None) -> int:
-        """Store one turn (with its trace) and return its id; links a queued approval to the turn.
-
-        ``seq`` defaults to the next number; two writers racing for one seq fail on the unique index
-        rather than interleaving silently.
-        """
+    def append_turn(self, conversation_id: str, text: str, result: TurnResult, *, seq: int | None = None,
+                    also: Callable[[sa.Connection], None] | None = None) -> int:
+        """Store one turn (with its trace and its ``turn`` event) and return its id; links a queued
+        approval to the turn; ``also(conn)`` runs in the same transaction (e.g. a state change).
+        ``seq`` defaults to the next number; two writers racing for one seq fail on the unique index."""
         now = _now()
         with self._writer.begin() as conn:
-            if conn.execute(sa.select(t.conversation.c.id).where(t.conversation.c.id == conversation_id)).first() is None:
+            if not lock_conversation(conn, conversation_id):  # the lock orders the conversation's events
                 raise StoreError("not_found", f"no conversation {conversation_id!r}")
             if seq is None:
                 top = conn.execute(sa.select(sa.func.max(t.turn.c.seq))
@@ -162,9 +117,12 @@ class ConversationStore:
                 trace_json=_dumps(result.trace))).inserted_primary_key[0]
             conn.execute(t.conversation.update().where(t.conversation.c.id == conversation_id)
                          .values(updated_at=now))
+            insert_event(conn, conversation_id, "turn", "agent", turn_id=turn_id)
             if result.approval_id is not None:
                 conn.execute(t.approval.update().where(t.approval.c.id == result.approval_id)
                              .values(turn_id=turn_id, conversation_id=conversation_id))
+            if also is not None:
+                also(conn)
         return int(turn_id)
 
     def history(self, conversation_id: str, *, with_trace: bool = False, limit: int | None = None) -> list[TurnRecord]:
@@ -182,119 +140,3 @@ class ConversationStore:
                            trace=_loads(r.get("trace_json")) if with_trace else None)
                 for r in reversed(rows)]
 
-    # --- approvals ------------------------------------------------------------------------------
-    def queue_approval(self, *, nickname: str, operation: str, args: dict[str, Any], idempotency_key: str,
-                       dry_run: Any = None, conversation_id: str | None = None, turn_id: int | None = None) -> int:
-        """Queue a write for staff; returns the approval id. The same key queued again returns the
-        existing id (a retried turn must not queue twice). ``conversation_id``, when given, must be a
-        stored conversation (``StoreError`` ``not_found``): staff answer the user there."""
-        existing = self._approval_id(idempotency_key)
-        if existing is not None:
-            return existing
-        try:
-            with self._writer.begin() as conn:
-                if conversation_id is not None and conn.execute(
-                        sa.select(t.conversation.c.id).where(t.conversation.c.id == conversation_id)).first() is None:
-                    raise StoreError("not_found", f"no conversation {conversation_id!r} to queue the write in")
-                return int(conn.execute(t.approval.insert().values(
-                    created_at=_now(), conversation_id=conversation_id, turn_id=turn_id, nickname=nickname,
-                    operation=operation, args_json=_dumps(args), idempotency_key=idempotency_key,
-                    dry_run_json=_dumps(dry_run), status="pending")).inserted_primary_key[0])
-        except sa.exc.IntegrityError:
-            existing = self._approval_id(idempotency_key)  # a concurrent queue of the same key won
-            if existing is None:
-                raise
-            return existing
-
-    def _approval_id(self, key: str) -> int | None:
-        with self.engine.connect() as conn:
-            return conn.execute(sa.select(t.approval.c.id).where(t.approval.c.idempotency_key == key)).scalar()
-
-    def get_approval(self, approval_id: int) -> Approval | None:
-        """One approval, or None."""
-        rows = self._approvals(t.approval.c.id == approval_id)
-        return rows[0] if rows else None
-
-    def list_approvals(self, status: str | None = "pending", limit: int = 100) -> list[Approval]:
-        """Approvals with ``status`` (None = all), oldest first."""
-        if status is not None and status not in APPROVAL_STATUSES:
-            raise StoreError("bad_request", f"status must be one of {APPROVAL_STATUSES}, not {status!r}")
-        where = t.approval.c.status == status if status is not None else sa.true()
-        return self._approvals(where, limit=limit)
-
-    def _approvals(self, where: Any, limit: int = 100) -> list[Approval]:
-        query = sa.select(t.approval).where(where).order_by(t.approval.c.id).limit(limit)
-        with self.engine.connect() as conn:
-            rows = list(conn.execute(query).mappings())
-        return [Approval(**{k: v for k, v in r.items() if not k.endswith("_json")}, args=_loads(r["args_json"]) or {},
-                         dry_run=_loads(r["dry_run_json"]), result=_loads(r["result_json"])) for r in rows]
-
-    def decide_approval(self, approval_id: int, approve: bool, staff: str, note: str | None = None) -> Approval:
-        """Approve (commit the write through ``Api.call`` with the stored key) or reject a pending write.
-
-        The row is claimed with a conditional UPDATE first, so two staff deciding at once cannot both
-        act; the stored idempotency key makes even a repeated commit write once. A write that runs but
-        does not commit (its outcome is not ok) marks the approval ``failed``. If the write raises (the
-        database went away), the claim is released (the request is pending again) and the error propagates.
-        """
-        status = "approved" if approve else "rejected"
-        with self._writer.begin() as conn:
-            claimed = conn.execute(t.approval.update()
-                                   .where(t.approval.c.id == approval_id, t.approval.c.status == "pending")
-                                   .values(status=status, decided_at=_now(), decided_by=staff, note=note)).rowcount
-        if not claimed:
-            current = self.get_approval(approval_id)
-            if current is None:
-                raise StoreError("not_found", f"no approval {approval_id}")
-            raise StoreError("already_decided", f"approval {approval_id} is already {current.status}")
-        if approve:
-            row = self.get_approval(approval_id)
-            try:
-                result = self.api.call(row.operation, row.nickname, row.args, idempotency_key=row.idempotency_key,
-                                       request_id=f"approval:{approval_id}")
-            except BaseException:
-                self._release_claim(approval_id, staff)
-                raise
-            done = Outcome(result.outcome).succeeded
-            with self._writer.begin() as conn:
-                conn.execute(t.approval.update().where(t.approval.c.id == approval_id)
-                             .values(result_json=_dumps(result), status="approved" if done else "failed"))
-        return self.get_approval(approval_id)
-
-    def _release_claim(self, approval_id: int, staff: str) -> None:
-        # The write failed (its transaction rolled back), so the request goes back to the queue
-        # rather than sitting "approved" with no result; a retry replays through the stored key.
-        a = t.approval.c
-        with self._writer.begin() as conn:
-            conn.execute(t.approval.update()
-                         .where(a.id == approval_id, a.status == "approved", a.decided_by == staff,
-                                a.result_json.is_(None))
-                         .values(status="pending", decided_at=None, decided_by=None, note=None))
-
-    # --- operation policies ----------------------------------------------------------------------
-    def needs_approval(self, operation: str) -> bool:
-        """True when staff must approve every write of ``operation`` (chops_operation_policy)."""
-        with self.engine.connect() as conn:
-            value = conn.execute(sa.select(t.operation_policy.c.always_needs_approval)
-                                 .where(t.operation_policy.c.operation == operation)).scalar()
-        return bool(value)
-
-    def get_policies(self) -> dict[str, bool]:
-        """``{operation: always_needs_approval}`` for every operation with a stored policy."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(t.operation_policy.c.operation, t.operation_policy.c.always_needs_approval))
-            return {op: bool(flag) for op, flag in rows}
-
-    def set_policy(self, operation: str, always_needs_approval: bool) -> None:
-        """Create or update the policy of ``operation`` (must be a registry operation)."""
-        from apis.registry import OPERATIONS
-
-        if operation not in OPERATIONS:
-            raise StoreError("bad_request", f"unknown operation {operation!r}")
-        p = t.operation_policy
-        with self._writer.begin() as conn:
-            updated = conn.execute(p.update().where(p.c.operation == operation)
-                                   .values(always_needs_approval=always_needs_approval, updated_at=_now())).rowcount
-            if not updated:
-                conn.execute(p.insert().values(operation=operation, always_needs_approval=always_needs_approval,
-                                               updated_at=_now()))

@@ -177,9 +177,109 @@ CREATE TABLE IF NOT EXISTS chops_approval (
   KEY ix_approval_status (status)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
+CREATE TABLE IF NOT EXISTS chops_approval_step (  -- the further steps (2, 3, ...) of a queued plan
+  id          INT NOT NULL AUTO_INCREMENT,
+  approval_id INT NOT NULL,                      -- -> chops_approval.id (step 1 is that row's operation and args)
+  position    INT NOT NULL,                      -- 2, 3, ...: the order the steps commit in
+  operation   VARCHAR(64) NOT NULL,
+  args_json   TEXT NOT NULL,
+  PRIMARY KEY (id),
+  UNIQUE KEY ux_approval_step_position (approval_id, position)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
 CREATE TABLE IF NOT EXISTS chops_operation_policy (
   operation             VARCHAR(64) NOT NULL,
   always_needs_approval TINYINT(1) NOT NULL DEFAULT 0,
   updated_at            DATETIME NULL,
   PRIMARY KEY (operation)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- The support desk: a conversation's current state (agent / waiting / staff / closed) and one ordered
+-- event log per conversation (kind: turn / user / staff / state). Event ids are global and increasing.
+CREATE TABLE IF NOT EXISTS chops_conversation_state (
+  conversation_id VARCHAR(36) NOT NULL,
+  state           VARCHAR(16) NOT NULL DEFAULT 'agent',
+  staff           VARCHAR(64) NULL,
+  changed_by      VARCHAR(64) NOT NULL,
+  changed_at      DATETIME NOT NULL,
+  PRIMARY KEY (conversation_id),
+  KEY ix_conversation_state_state (state, changed_at),
+  CONSTRAINT fk_state_conversation FOREIGN KEY (conversation_id) REFERENCES chops_conversation (id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS chops_conversation_event (
+  id              BIGINT NOT NULL AUTO_INCREMENT,
+  conversation_id VARCHAR(36) NOT NULL,
+  created_at      DATETIME NOT NULL,
+  kind            VARCHAR(16) NOT NULL,
+  actor           VARCHAR(64) NOT NULL,
+  turn_id         INT NULL,
+  body_json       LONGTEXT NULL,
+  PRIMARY KEY (id),
+  KEY ix_event_conversation (conversation_id, id),
+  KEY ix_event_created_at (created_at),
+  CONSTRAINT fk_event_conversation FOREIGN KEY (conversation_id) REFERENCES chops_conversation (id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Named staff accounts: the console signs in with name + password (a werkzeug.security scrypt hash).
+CREATE TABLE IF NOT EXISTS chops_staff_account (
+  name          VARCHAR(64) COLLATE utf8mb4_bin NOT NULL,
+  display_name  VARCHAR(128) NOT NULL,
+  password_hash VARCHAR(255) NOT NULL,
+  created_at    DATETIME NOT NULL,
+  disabled      TINYINT(1) NOT NULL DEFAULT 0,
+  PRIMARY KEY (name)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- The staff member who committed an audited write for a user (the console's operation page, or an
+-- approval); the user is the audit row's nickname. No row: the user's own request.
+CREATE TABLE IF NOT EXISTS chops_audit_actor (
+  audit_id BIGINT NOT NULL,
+  actor    VARCHAR(64) NOT NULL,
+  PRIMARY KEY (audit_id),
+  KEY ix_audit_actor_actor (actor),
+  CONSTRAINT fk_audit_actor_audit FOREIGN KEY (audit_id) REFERENCES chops_audit_log (id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+
+-- A user's rating of one agent answer (thumbs up / down, an optional comment); re-rating replaces it.
+CREATE TABLE IF NOT EXISTS chops_turn_rating (
+  turn_id  INT NOT NULL,
+  thumbs   VARCHAR(8) NOT NULL,                  -- up / down
+  comment  TEXT NULL,                            -- at most 1000 characters
+  rated_at DATETIME NOT NULL,
+  PRIMARY KEY (turn_id),
+  KEY ix_rating_rated_at (rated_at),
+  CONSTRAINT fk_rating_turn FOREIGN KEY (turn_id) REFERENCES chops_turn (id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- When each staff member was last active (authenticated staff requests): with nobody active recently,
+-- a user handed over to a person is told that someone will answer later.
+CREATE TABLE IF NOT EXISTS chops_staff_presence (
+  name         VARCHAR(64) COLLATE utf8mb4_bin NOT NULL,
+  last_seen_at DATETIME NOT NULL,
+  PRIMARY KEY (name),
+  KEY ix_staff_presence_seen (last_seen_at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- EcoAssistant's solution memory: one verified solution per row, shown to similar later requests.
+-- A read's result data and a profile answer are never stored (route and operation only).
+CREATE TABLE IF NOT EXISTS chops_solution (
+  id          INT NOT NULL AUTO_INCREMENT,
+  created_at  DATETIME NOT NULL,
+  request     TEXT NOT NULL,                     -- the user's message
+  route       VARCHAR(32) NOT NULL,              -- basic_info / guide / system
+  operation   VARCHAR(64) NULL,
+  args_json   TEXT NULL,                         -- a committed write's arguments only
+  answer      TEXT NULL,                         -- a guide answer only
+  source      VARCHAR(255) NULL,                 -- the guide file and page it cites
+  fingerprint VARCHAR(64) NOT NULL,              -- sha256 of the solution: stored once, a deleted one never again
+  embedder    VARCHAR(128) NOT NULL,             -- vectors of different embedders are never compared
+  embedding   BLOB NOT NULL,                     -- float32, unit length
+  status      VARCHAR(16) NOT NULL DEFAULT 'live',  -- live / deleted
+  deleted_at  DATETIME NULL,
+  deleted_by  VARCHAR(64) NULL,
+  PRIMARY KEY (id),
+  UNIQUE KEY ux_solution_fingerprint (fingerprint),
+  KEY ix_solution_status (status)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

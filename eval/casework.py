@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,27 +50,29 @@ class CaseLLM:
     def __init__(self, llm: Any, ledger: Any):
         self._llm, self.ledger = llm, ledger
 
-    def structured(self, role, messages, schema, *, ledger=None, on_delta=None):  # noqa: ANN001 - the LLM seam
+    def structured(self, role, messages, schema, *, ledger=None, on_delta=None, tier=None):  # noqa: ANN001 - the seam
         """``LLM.structured``, recorded."""
         return self._llm.structured(role, messages, schema, ledger=_TeeLedger(ledger, self.ledger),
-                                    on_delta=on_delta)
+                                    on_delta=on_delta, tier=tier)
 
-    def text(self, role, messages, *, ledger=None):  # noqa: ANN001
+    def text(self, role, messages, *, ledger=None, tier=None):  # noqa: ANN001
         """``LLM.text``, recorded."""
-        return self._llm.text(role, messages, ledger=_TeeLedger(ledger, self.ledger))
+        return self._llm.text(role, messages, ledger=_TeeLedger(ledger, self.ledger), tier=tier)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._llm, name)
 
 
-def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any, *, approvals: Any) -> Any:
-    """The real pipeline agent; ``approvals`` is the case database's own approval queue."""
+def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any, *, approvals: Any,
+                          memory: Any = None) -> Any:
+    """The real pipeline agent; ``approvals`` is the case database's own approval queue, ``memory`` the
+    run's solution memory (None: off)."""
     from chops.pipeline import Agent
 
-    return Agent(api, llm, settings, index, approvals=approvals)
+    return Agent(api, llm, settings, index, approvals=approvals, memory=memory)
 
 
-AgentFactory = Callable[..., Any]  # (api, llm, settings, index, *, approvals) -> an Agent
+AgentFactory = Callable[..., Any]  # (api, llm, settings, index, *, approvals, memory) -> an Agent
 
 
 @dataclass
@@ -83,6 +86,7 @@ class CaseContext:
     scratch_dir: Path
     agent_factory: AgentFactory = default_agent_factory
     judge: bool = True
+    memory: Any = None  # the run's SolutionMemory: outside the per-case copies, so it fills as cases run
 
 
 def _dump(value: Any) -> Any:
@@ -109,6 +113,17 @@ def verifier_scores(trace: Any) -> list[dict]:
     return [v.model_dump(include={"iteration", "score", "passed", "threshold"}) for v in events_of(_dump(trace), Verify)]
 
 
+def eco_fields(trace: Any) -> dict:
+    """What a case record keeps of EcoAssistant's techniques: the tier of the answer given, the
+    demonstrations shown, the memory entry the turn was stored as."""
+    from chops.pipeline.events import Recall, events_of
+
+    trace = _dump(trace) or {}
+    recalls = events_of(trace, Recall)
+    return {"tier": trace.get("tier"), "demonstrations": sum(len(r.ids) for r in recalls),
+            "remembered": trace.get("remembered")}
+
+
 def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     """Run one case on a private database copy and grade it; an exception becomes a failed record
     with its traceback (except ``EvalAbort``, which stops the run)."""
@@ -128,7 +143,8 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
             try:
                 api = Api(engine)
                 store = ConversationStore(engine, api=api)
-                agent = ctx.agent_factory(api, CaseLLM(ctx.llm, ledger), ctx.settings, ctx.index, approvals=store)
+                agent = ctx.agent_factory(api, CaseLLM(ctx.llm, ledger), ctx.settings, ctx.index, approvals=store,
+                                          memory=ctx.memory)
                 # The case's own conversation in its own database copy: a queued write links to it.
                 service = ConversationService(store, agent)
                 conversation_id = service.start(case.nickname, "eval")
@@ -143,8 +159,13 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
         rec.update({k: t.get(k) for k in ("reply", "route", "operation", "args", "outcome", "committed",
                                            "queued", "iterations", "chars_in", "chars_out", "cost_usd")})
         rec["turn_latency_s"] = t.get("latency_s")
+        # Every operation of a plan, in order (``operation`` is the first): a row asking for one change
+        # that got a plan of two is reported as such, and its extra row change fails the db_state grade.
+        rec["operations"] = [s["operation"] for s in t.get("steps") or []] or \
+            ([t["operation"]] if t.get("operation") else [])
         rec["diff"] = [change_record(c) for c in changes]
         rec["verifier"] = verifier_scores(t.get("trace"))
+        rec.update(eco_fields(t.get("trace")))
         rec["chooser_used"] = any(r.role == "chooser" for r in ledger.records)
         if case.kind == "system" or case.category == "not_in_system":
             grade = grade_system(case, outcome=t.get("outcome"), reply=t.get("reply") or "",
@@ -167,6 +188,8 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     except Exception:  # noqa: BLE001 - a crash in one case is a failed case, never a dead run
         rec.update(passed=False, error=traceback.format_exc(), error_code="crash")
     rec["calls_by_role"] = ledger.by_role()
+    # EcoAssistant: which tier (or, without tiers, which model) answered each executor call.
+    rec["executor_tiers"] = dict(Counter(r.tier or r.model for r in ledger.records if r.role == "executor"))
     rec["calls"] = ledger.totals()
     rec["latency_s"] = round(time.perf_counter() - t0, 4)
     return rec

@@ -43,6 +43,10 @@ class EvalConfig(BaseModel):
     only: Literal["system", "guide"] | None = None
     dedupe: bool = Field(default=True, description="drop guide.csv rows that repeat an earlier row")
     judge: bool = Field(default=True, description="grade guide rows with the LLM judge (else: not graded)")
+    shuffle_seed: int | None = Field(default=None, description="run the cases in the order this seed shuffles "
+                                     "them to (reproducible); None = file order")
+    memory_seed: Path | None = Field(default=None, description="a memory database (SQLite) whose solutions a new "
+                                     "run starts from; None = the memory starts empty (with memory_enabled)")
 
     def apply(self, base: Settings) -> Settings:
         """``base`` with this config's architecture, settings and per-role overrides applied."""
@@ -61,8 +65,11 @@ class EvalConfig(BaseModel):
         """The fields that make two runs the same experiment (a resumed run must match them).
 
         Selection fields (limit, per_group, only, trials, dedupe, workers) are not part of it: a record is valid
-        whatever selected it, so a ``--limit 3`` smoke run can grow into the full run in place."""
-        return self.model_dump(include={"architecture", "roles", "settings", "judge"})
+        whatever selected it, so a ``--limit 3`` smoke run can grow into the full run in place. The order and
+        the memory's seed are: with the memory on, what a case saw depends on the cases before it."""
+        ident = self.model_dump(include={"architecture", "roles", "settings", "judge"})
+        extra = self.model_dump(mode="json", include={"shuffle_seed", "memory_seed"}, exclude_none=True)
+        return {**ident, **extra}  # unset: absent, so runs made before these fields still resume
 
 
 def load_config(path: Path | None, **overrides: Any) -> EvalConfig:

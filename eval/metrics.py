@@ -23,6 +23,11 @@ def _mean(xs: list[float]) -> float | None:
     return round(statistics.fmean(xs), 4) if xs else None
 
 
+def operations(record: dict) -> list:
+    """The operations a record's turn ran, in order (records from before plans hold only ``operation``)."""
+    return record.get("operations") or [record.get("operation")]
+
+
 def _acc(recs: list[dict]) -> float | None:
     return round(sum(bool(r.get("passed")) for r in recs) / len(recs), 4) if recs else None
 
@@ -115,6 +120,22 @@ def confusion(records: list[dict]) -> dict:
     return {"matrix": {c: dict(v) for c, v in sorted(table.items())}, "per_category": per_cat}
 
 
+def tier_shares(records: list[dict]) -> dict[str, float]:
+    """EcoAssistant: the share of executor calls each tier (or model, without tiers) answered."""
+    calls: Counter = Counter()
+    for r in records:
+        calls.update(r.get("executor_tiers") or {})
+    total = sum(calls.values())
+    return {tier: round(n / total, 4) for tier, n in calls.most_common()} if total else {}
+
+
+def demonstration_counts(records: list[dict]) -> dict:
+    """Demonstrations shown: in all, per request, how many requests saw any; solutions remembered."""
+    shown = [int(r.get("demonstrations") or 0) for r in records]
+    return {"total": sum(shown), "per_request": _mean(shown), "requests_with": sum(n > 0 for n in shown),
+            "remembered": sum(r.get("remembered") is not None for r in records)}
+
+
 def summarize(records: list[dict], meta: dict, *, baseline_cost: float | None = None) -> dict:
     """Every metric of one run. ``baseline_cost`` = measured executor-only cost per request
     (from an ``executor_only`` run priced the same way); without it the baseline is estimated."""
@@ -139,7 +160,7 @@ def summarize(records: list[dict], meta: dict, *, baseline_cost: float | None = 
         "acc_sys": _acc(sys_r), "n_sys": len(sys_r), "acc_file": _acc(gui_r), "n_file": len(gui_r),
         "acc_all": _acc(records),
         "similarity_mean": _mean(sims),
-        "operation_accuracy": _acc([{"passed": r.get("operation") == r.get("gold_api")} for r in sys_ops]),
+        "operation_accuracy": _acc([{"passed": operations(r) == [r.get("gold_api")]} for r in sys_ops]),
         "calls_per_request": _mean([(r.get("calls") or {}).get("calls", 0) for r in records]),
         "chars_in_per_request": _mean([(r.get("calls") or {}).get("chars_in", 0) for r in records]),
         "chars_out_per_request": _mean([(r.get("calls") or {}).get("chars_out", 0) for r in records]),
@@ -156,4 +177,7 @@ def summarize(records: list[dict], meta: dict, *, baseline_cost: float | None = 
         "iteration_table": iteration_table(records, int(meta.get("max_iterations") or 5)),
         "pass_hat_k": pass_hat_k(records),
         "confusion": confusion(records),
+        "tiers": tier_shares(records),
+        "answered_by_tier": dict(Counter(r["tier"] for r in records if r.get("tier"))),
+        "demonstrations": demonstration_counts(records),
     }

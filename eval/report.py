@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from eval.metrics import operations
+
 SUMMARY, REPORT = "summary.json", "report.md"
 FIG_COST, FIG_ITER = "accuracy_vs_cost.png", "iterations.png"
 
@@ -101,7 +103,7 @@ def _failures(records: list[dict], limit: int = 60) -> str:
     for r in [r for r in records if not r.get("passed")][:limit]:
         g = r.get("grade") or {}
         why = r.get("error", "").strip().splitlines()[-1] if r.get("error") else "; ".join(g.get("reasons") or [])
-        rows.append([r["key"], r["category"], r["text"][:70], r.get("route"), r.get("operation"),
+        rows.append([r["key"], r["category"], r["text"][:70], r.get("route"), " + ".join(map(str, operations(r))),
                      r.get("outcome"), why[:160], (r.get("reply") or "")[:100]])
     return md_table(["case", "category", "question", "route", "operation", "outcome", "why", "reply"], rows)
 

@@ -82,7 +82,7 @@ class ResultLog:
 def role_meta(settings: Any, role: str) -> dict:
     """How ``role`` was served in a run, as ``run.json`` records it: provider, model, prices."""
     rs = settings.roles.get(role)
-    return {"provider": rs.provider, "model": rs.model, "prices": list(rs.prices())}
+    return {"provider": rs.provider, "model": rs.model, "prices": list(rs.prices()), "tiers": list(rs.tiers)}
 
 
 def _meta(cfg: EvalConfig, settings: Any, dataset_dir: Path, qa_dir: Path) -> dict:
@@ -133,7 +133,8 @@ def run_eval(cfg: EvalConfig, dataset_dir: Path, out_dir: Path, *, qa_dir: Path 
     qa_dir = Path(qa_dir) if qa_dir else dataset_dir / "qa"
     settings = cfg.apply(base_settings or get_settings())
     settings = settings.model_copy(update={"cphos_dir": dataset_dir, "guides_dir": dataset_dir / "guides"})
-    cases = load_cases(qa_dir, only=cfg.only, limit=cfg.limit, dedupe=cfg.dedupe, per_group=cfg.per_group)
+    cases = ordered(load_cases(qa_dir, only=cfg.only, limit=cfg.limit, dedupe=cfg.dedupe, per_group=cfg.per_group),
+                    cfg.shuffle_seed)
     prepare_run_dir(out_dir, _meta(cfg, settings, dataset_dir, qa_dir))
 
     log = ResultLog(out_dir / RESULTS)
@@ -155,14 +156,52 @@ def run_eval(cfg: EvalConfig, dataset_dir: Path, out_dir: Path, *, qa_dir: Path 
         from chops.retrieval import GuideIndex
 
         index = GuideIndex.load_or_build(dataset_dir / "guides", settings)
-    ctx = CaseContext(settings=settings, llm=llm, template=template, index=index,
+    memory = run_memory(out_dir / "work", settings, index, cfg.memory_seed) if settings.memory_enabled else None
+    ctx = CaseContext(settings=settings, llm=llm, template=template, index=index, memory=memory,
                       scratch_dir=out_dir / "work" / "scratch", agent_factory=agent_factory, judge=cfg.judge)
+    # With the memory on the cases are a stream: each one may learn from those before it, in order.
+    workers = 1 if memory is not None else cfg.workers
     try:
-        records += _execute(todo, ctx, cfg.workers, log, progress, len(cases) * cfg.trials, on_record)
+        records += _execute(todo, ctx, workers, log, progress, len(cases) * cfg.trials, on_record)
     finally:
         if own_llm and hasattr(llm, "close"):
             llm.close()
     return records
+
+
+def ordered(cases: list[Case], seed: int | None) -> list[Case]:
+    """``cases`` in file order, or shuffled by ``seed`` (the same seed, the same order)."""
+    if seed is None:
+        return cases
+    import random
+
+    shuffled = list(cases)
+    random.Random(seed).shuffle(shuffled)
+    return shuffled
+
+
+def run_memory(work_dir: Path, settings: Any, index: Any, seed: Path | None = None) -> Any:
+    """The run's solution memory, ``work/memory.db``: outside the per-case database copies, so it fills
+    as the cases run and a resumed run goes on with it. Empty for a new run, or a copy of ``seed``."""
+    import sqlite3
+
+    from apis import tables as t
+    from apis.db import make_engine
+    from chops.memory import build_memory
+
+    work_dir.mkdir(parents=True, exist_ok=True)
+    path = work_dir / "memory.db"
+    if seed is not None and not path.exists():
+        # SQLite's backup, not a file copy: a seed still in use keeps recent rows in its -wal file.
+        src, dst = sqlite3.connect(seed), sqlite3.connect(path)
+        try:
+            src.backup(dst)
+        finally:
+            src.close()
+            dst.close()
+    engine = make_engine(f"sqlite:///{path}")
+    t.solution.create(engine, checkfirst=True)
+    return build_memory(settings, engine, index)
 
 
 def _execute(todo: list[tuple[Case, int]], ctx: CaseContext, workers: int, log: ResultLog,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from chops.cli import api, ask, db, eval_cmd, guides, llm, serve
+from chops.cli import api, ask, db, eval_cmd, guides, llm, serve, staff
 
 
 @click.group()
@@ -16,8 +16,10 @@ main.add_command(db.db)
 main.add_command(api.api)
 main.add_command(guides.index)
 main.add_command(guides.retrieve)
+main.add_command(guides.guides_group)
 main.add_command(llm.model)
 main.add_command(llm.llm)
 main.add_command(ask.ask)
 main.add_command(serve.serve)
+main.add_command(staff.staff)
 main.add_command(eval_cmd.eval_group)

@@ -34,9 +34,11 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     from apis.db import make_engine
     from apis.service import Api
     from chops.conversation import ConversationService
+    from chops.desk import DeskError
     from chops.llm import LLMError, build_llm
     from chops.pipeline import Agent
     from chops.settings import get_settings
+    from chops.memory import build_memory
     from chops.store import ConversationStore
 
     settings = get_settings(guides_dir=guides, database_url=database_url)
@@ -57,10 +59,17 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     except sa.exc.DBAPIError as exc:
         raise click.ClickException(f"database not ready ({exc.orig}); run `chops db init` and "
                                    "`chops db seed-demo` first") from None
-    agent = Agent(api, build_llm(settings), settings, _LazyIndex(settings), approvals=store)
+    memory = build_memory(settings, engine) if settings.memory_enabled else None
+    agent = Agent(api, build_llm(settings), settings, _LazyIndex(settings), approvals=store, memory=memory)
+    service = ConversationService(store, agent)
     try:
-        turn = ConversationService(store, agent).run_turn(conversation_id, nickname, text,
-                                                          on_event=_echo_event if verbose else None)
+        held = service.hold(conversation_id, nickname, text)
+        if held is not None:  # staff have the conversation: stored for them, no model is called
+            click.echo(f"held for staff (conversation {conversation_id} is {held[1].state})")
+            return
+        turn = service.run_turn(conversation_id, nickname, text, on_event=_echo_event if verbose else None)
+    except DeskError as exc:
+        raise click.ClickException(f"{exc.code}: {exc.message}") from None
     except LLMError as exc:  # nothing was written; the conversation can be continued
         raise click.ClickException(f"model_unavailable: the model could not answer ({exc.code}: {exc}); "
                                    f"nothing was changed (conversation {conversation_id})") from None
@@ -77,7 +86,7 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
 
 
 class _LazyIndex:
-    """Loads the guide index on the first search: a profile question or an unknown user then
+    """Loads the guide index on first use (``current()``): a profile question or an unknown user then
     never pays for loading the embedder. A failure is reported once and searches return nothing."""
 
     def __init__(self, settings) -> None:
@@ -85,8 +94,11 @@ class _LazyIndex:
         self._index = None
         self._failed = False
 
-    def search(self, query: str, k: int = 3, size: str = "long") -> list:
-        """``GuideIndex.search`` of the loaded index ([] when it cannot be loaded)."""
+    version = None  # the version of "no index"
+
+    def current(self):
+        """The loaded ``GuideIndex`` (the retriever's ``GuideSource``), or this empty stand-in when it
+        cannot be loaded."""
         from chops.retrieval import GuideError, GuideIndex
         from chops.retrieval.embedders import EmbedderError
 
@@ -96,4 +108,8 @@ class _LazyIndex:
             except (GuideError, EmbedderError, FileNotFoundError) as exc:
                 self._failed = True
                 click.echo(f"warning: no guide index ({exc}); guide questions cannot be answered", err=True)
-        return self._index.search(query, k=k, size=size) if self._index is not None else []
+        return self._index if self._index is not None else self
+
+    def search(self, query: str, k: int = 3, size: str = "long") -> list:
+        """Nothing: only the stand-in for a guide index that could not be loaded is searched here."""
+        return []

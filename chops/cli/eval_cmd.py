@@ -37,6 +37,8 @@ def run_options(fn):
         click.option("--dedupe/--no-dedupe", default=None,
                      help="drop guide.csv rows repeating an earlier row (default: on)"),
         click.option("--judge/--no-judge", default=None, help="grade guide rows with the LLM judge (default: on)"),
+        click.option("--shuffle-seed", type=int, help="run the cases in the order this seed shuffles them to "
+                     "(matters when the solution memory is on: it fills as the cases go)"),
         click.option("--retry-errors", is_flag=True, help="on resume, re-run cases that crashed"),
         click.option("--quiet", is_flag=True, help="no progress bar"),
     ]
@@ -70,7 +72,7 @@ def _guarded(fn):
 
 
 def _do_run(dataset, qa_dir, config_file, only, limit, per_group, trials, workers, architecture, dedupe, judge,
-            retry_errors, quiet, out, baseline):
+            shuffle_seed, retry_errors, quiet, out, baseline):
     from eval.compare import baseline_from, finalize_run
     from eval.report import summary_markdown
     from eval.runner import run_eval
@@ -78,7 +80,7 @@ def _do_run(dataset, qa_dir, config_file, only, limit, per_group, trials, worker
     if dataset is None:
         raise click.UsageError("--dataset DIR is required (e.g. --dataset ../shared/cphos)")
     cfg = _config(config_file, only=only, limit=limit, per_group=per_group, trials=trials, workers=workers,
-                  architecture=architecture, dedupe=dedupe, judge=judge)
+                  architecture=architecture, dedupe=dedupe, judge=judge, shuffle_seed=shuffle_seed)
     out = out or Path("runs") / (cfg.architecture or _default_arch())
     click.echo(f"run directory: {out}", err=True)
     run_eval(cfg, dataset, out, qa_dir=qa_dir, retry_errors=retry_errors, progress=not quiet)
@@ -141,25 +143,47 @@ def compare_cmd(run_a: Path, run_b: Path) -> None:
               show_default=True, help="one sub-directory per architecture; the same --out resumes")
 @click.option("--architectures", default=",".join(ARCHS), show_default=True,
               help="comma-separated subset of the four architectures")
+@click.option("--configurations", help="instead of architectures, EcoAssistant's model configurations, "
+              "comma-separated: 1.5b, 0.5b, 0.5b+demos, hierarchy, hierarchy+demos")
+@click.option("--orders", type=click.IntRange(min=1), default=1, show_default=True,
+              help="with --configurations: shuffled orders (seeds 1..N) each configuration runs in")
 @_guarded
 def ablate_cmd(dataset, qa_dir, config_file, only, limit, per_group, trials, workers, architecture, dedupe, judge,
-               retry_errors, quiet, out, architectures) -> None:
-    """Run the four architectures on the same cases side by side (the paper's Table 2)."""
+               shuffle_seed, retry_errors, quiet, out, architectures, configurations, orders) -> None:
+    """Run the four architectures on the same cases side by side (the paper's Table 2), or with
+    ``--configurations`` EcoAssistant's model configurations as streams (its Table 3)."""
     from eval.ablation import run_ablation
 
     if dataset is None:
         raise click.UsageError("--dataset DIR is required")
     if architecture:
         raise click.UsageError("ablate runs every architecture; use --architectures to pick some")
+    if configurations:
+        _ablate_configurations(dataset, qa_dir, config_file, configurations, orders, out, retry_errors, quiet,
+                               only=only, limit=limit, per_group=per_group, trials=trials, workers=workers,
+                               dedupe=dedupe, judge=judge, shuffle_seed=shuffle_seed)
+        return
     archs = tuple(a.strip() for a in architectures.split(",") if a.strip())
     unknown = [a for a in archs if a not in ARCHS]
     if unknown or not archs:
         raise click.UsageError(f"unknown architecture(s) {unknown}; choose from {', '.join(ARCHS)}")
     cfg = _config(config_file, only=only, limit=limit, per_group=per_group, trials=trials, workers=workers,
-                  dedupe=dedupe, judge=judge)
+                  dedupe=dedupe, judge=judge, shuffle_seed=shuffle_seed)
     run_ablation(cfg, dataset, out, architectures=archs, qa_dir=qa_dir, retry_errors=retry_errors,
                  progress=not quiet)
     click.echo((out / "ablation.md").read_text(encoding="utf-8"))
+
+
+def _ablate_configurations(dataset, qa_dir, config_file, configurations, orders, out, retry_errors, quiet, **flags):
+    from eval.stream import CONFIGURATIONS, run_configurations
+
+    names = tuple(c.strip() for c in configurations.split(",") if c.strip())
+    unknown = [c for c in names if c not in CONFIGURATIONS]
+    if unknown or not names:
+        raise click.UsageError(f"unknown configuration(s) {unknown}; choose from {', '.join(CONFIGURATIONS)}")
+    run_configurations(_config(config_file, **flags), dataset, out, names=names, orders=orders, qa_dir=qa_dir,
+                       retry_errors=retry_errors, progress=not quiet)
+    click.echo((out / "ecoassistant.md").read_text(encoding="utf-8"))
 
 
 @eval_group.command(name="regrade")

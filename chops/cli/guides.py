@@ -1,4 +1,8 @@
-"""``chops index build`` and ``chops retrieve``: the guide index from the command line."""
+"""``chops index build``, ``chops retrieve`` and ``chops guides``: the guide index from the command line.
+
+Without ``--guides`` they work on the service's guide library (``data_dir/guides``, the version every
+service worker answers from); with ``--guides DIR`` on that folder's own index.
+"""
 
 from __future__ import annotations
 
@@ -7,39 +11,54 @@ from pathlib import Path
 
 import click
 
-GUIDES_HELP = "guide PDF directory (default: CHOPS_GUIDES_DIR, the demo guides/)"
+GUIDES_HELP = "a guide folder to index and search instead of the service's guide library"
 
 
-def _open_index(guides: Path | None, *, force: bool, show_progress: bool):
-    """Load or build the index of ``guides``, with a progress bar on stderr while embedding."""
+def _progress_bar(show: bool):
+    """A (callback, close) pair drawing a progress bar on stderr while chunks are embedded."""
     from tqdm import tqdm
 
-    from chops.retrieval import GuideError, GuideIndex
-    from chops.retrieval.embedders import EmbedderError
-    from chops.settings import get_settings
-
-    settings = get_settings()
-    guides_dir = guides or settings.guides_dir
     bar = None
 
     def progress(stage: str, done: int, total: int) -> None:
         nonlocal bar
-        if not show_progress:
+        if not show:
             return
         if bar is None:
             bar = tqdm(total=total, desc="embedding guide chunks", unit="chunk", leave=False)
         bar.update(done - bar.n)
 
+    return progress, lambda: bar is not None and bar.close()
+
+
+def _fail(exc) -> click.ClickException:
+    return click.ClickException(f"[{exc.code}] {exc}")
+
+
+def _open_index(guides: Path | None, *, force: bool, show_progress: bool):
+    """The live index of the service's library (seeded on first use), or of the folder ``guides``."""
+    from chops.retrieval import GuideError, GuideIndex, GuideLibrary
+    from chops.retrieval.embedders import EmbedderError
+    from chops.settings import get_settings
+
+    settings = get_settings()
+    progress, close = _progress_bar(show_progress)
     try:
-        index = GuideIndex.load_or_build(guides_dir, settings, force=force, progress=progress)
+        if guides is not None:
+            index, where = GuideIndex.load_or_build(guides, settings, force=force, progress=progress), guides
+        else:
+            library = GuideLibrary.for_service(settings)
+            if force:
+                library.apply([], rebuild=True, progress=progress)
+                library.current().rebuilt = True
+            index, where = library.current(), library.root
     except (GuideError, EmbedderError) as exc:
-        raise click.ClickException(f"[{exc.code}] {exc}") from exc
+        raise _fail(exc) from exc
     finally:
-        if bar is not None:
-            bar.close()
+        close()
     for skipped in index.skipped:
         click.echo(f"warning: skipped {skipped.file}: {skipped.reason}", err=True)
-    return index, settings
+    return index, settings, where
 
 
 @click.group()
@@ -49,17 +68,16 @@ def index() -> None:
 
 @index.command("build")
 @click.option("--guides", type=click.Path(path_type=Path, file_okay=False), default=None, help=GUIDES_HELP)
-@click.option("--force/--no-force", default=False, help="rebuild even when the saved index is up to date")
+@click.option("--force/--no-force", default=False, help="embed every guide again even when nothing changed")
 def build(guides: Path | None, force: bool) -> None:
-    """Read, chunk and embed the guide PDFs; save the index (skipped when already up to date)."""
-    from chops.retrieval import index_dir_for
-
-    idx, settings = _open_index(guides, force=force, show_progress=True)
+    """Bring the guide index up to date (only new or changed guides are read and embedded)."""
+    idx, _, where = _open_index(guides, force=force, show_progress=True)
     m = idx.manifest
     state = "built" if idx.rebuilt else "up to date"
-    click.echo(f"index {state}: {len(m['files']) - len(idx.skipped)} PDF(s), {m['pages']} page(s), "
-               f"{m['chunks']['short']} short + {m['chunks']['long']} long chunks, embedder {m['embedder']}")
-    click.echo(f"saved in {index_dir_for(idx.guides_dir, settings)}")
+    click.echo(f"index {state}: {len(m['documents'])} guide(s), {m['pages']} page(s), "
+               f"{m['chunks']['short']} short + {m['chunks']['long']} long chunks, embedder {m['embedder']}, "
+               f"version {idx.version}")
+    click.echo(f"saved in {where}")
 
 
 @click.command()
@@ -71,8 +89,8 @@ def build(guides: Path | None, force: bool) -> None:
               help="ranking (default: CHOPS_RETRIEVAL_MODE)")
 @click.option("--json", "as_json", is_flag=True, help="print a JSON list of {file, page, score, cosine, text}")
 def retrieve(question: str, guides: Path | None, k: int | None, size: str, mode: str | None, as_json: bool) -> None:
-    """Print the guide chunks nearest QUESTION, best first (builds the index if needed)."""
-    idx, settings = _open_index(guides, force=False, show_progress=not as_json)
+    """Print the guide chunks nearest QUESTION, best first (from the live guide version)."""
+    idx, settings, _ = _open_index(guides, force=False, show_progress=not as_json)
     k = k or (settings.k_long if size == "long" else settings.k_short)
     chunks = idx.search(question, k=k, size=size, mode=mode)
     if as_json:
@@ -83,3 +101,49 @@ def retrieve(question: str, guides: Path | None, k: int | None, size: str, mode:
     for rank, chunk in enumerate(chunks, start=1):
         click.echo(f"#{rank}  {chunk.file}  page {chunk.page}  score {chunk.score:.4f}  cosine {chunk.cosine:.4f}")
         click.echo(f"    {chunk.text}\n")
+
+
+@click.group("guides")
+def guides_group() -> None:
+    """The service's guide library: list it, or make it match a folder."""
+
+
+@guides_group.command("sync")
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False, exists=True))
+def sync(folder: Path) -> None:
+    """Make the indexed guides match FOLDER (by content hash); print what changed. Idempotent."""
+    from chops.retrieval import GuideError, GuideLibrary
+    from chops.retrieval.embedders import EmbedderError
+    from chops.settings import get_settings
+
+    progress, close = _progress_bar(True)
+    try:
+        update = GuideLibrary.for_service(get_settings(), seed=False).sync(folder, progress=progress)
+    except (GuideError, EmbedderError) as exc:
+        raise _fail(exc) from exc
+    finally:
+        close()
+    for verb, names in (("added", update.added), ("changed", update.changed), ("removed", update.removed)):
+        for name in names:
+            click.echo(f"{verb} {name}")
+    for skipped in update.skipped:
+        click.echo(f"skipped {skipped.file}: {skipped.reason}")
+    click.echo(f"version {update.version}" if update.published else f"nothing changed (version {update.version})")
+
+
+@guides_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="print the live version's documents as JSON")
+def list_guides(as_json: bool) -> None:
+    """The guides of the live version: name, type, size, chunks, uploaded, version."""
+    from chops.retrieval import GuideLibrary
+    from chops.settings import get_settings
+
+    idx = GuideLibrary.for_service(get_settings(), seed=False).current()
+    docs = idx.manifest.get("documents", {})
+    if as_json:
+        click.echo(json.dumps({"version": idx.version, "guides": docs}, indent=2, ensure_ascii=False))
+        return
+    for name, d in docs.items():
+        click.echo(f"{name}  {d['type']}  {d['size']} bytes  {d['chunks']['long']} long chunks  "
+                   f"uploaded {d['uploaded_at']}  version {d['version']}")
+    click.echo(f"version {idx.version}: {len(docs)} guide(s)")

@@ -26,6 +26,7 @@ class CallRecord(BaseModel):
     role: str
     provider: str
     model: str
+    tier: str | None = None  # the role's tier that answered (EcoAssistant's hierarchy), when known
     chars_in: int = 0
     chars_out: int = 0
     prompt_tokens: int | None = None

@@ -8,10 +8,12 @@ behaves the same to the caller.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from string import Template
 from typing import Protocol, TypeVar
@@ -27,6 +29,10 @@ T = TypeVar("T", bound=BaseModel)
 MESSAGE_ROLES = ("system", "user", "assistant")
 RUN_LEDGER_RECORDS = 1000  # newest calls the run-wide ledger keeps; turns and eval cases keep their own
 PROMPTS_DIR = REPO_ROOT / "prompts"
+# The tier calls are asked at unless they name one: the agent sets it around each iteration
+# (``LLM.at_tier``), so the classifier, executor and verifier need not pass it through every call.
+# A context variable: each thread (a web request, an eval worker) has its own.
+_TIER = contextvars.ContextVar("chops_llm_tier", default=0)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -107,30 +113,59 @@ def _compact_errors(exc: Exception) -> str:
 class LLM:
     """Per-role providers behind one interface, with a run-wide ledger (``self.ledger``)."""
 
-    def __init__(self, providers: Mapping[str, Provider]):
-        """``providers`` maps each role to its adapter (adapters may share one loaded model)."""
+    def __init__(self, providers: Mapping[str, Provider],
+                 tiers: Mapping[str, Sequence[tuple[str, Provider]]] | None = None):
+        """``providers`` maps each role to its adapter (adapters may share one loaded model); ``tiers``
+        maps a role to its ordered (name, adapter) tiers, cheapest first (EcoAssistant's hierarchy)."""
         self.providers = dict(providers)
+        self.tiers = {role: list(ts) for role, ts in (tiers or {}).items() if ts}
         self.ledger = Ledger(maxlen=RUN_LEDGER_RECORDS)  # bounded: a service makes calls for months
 
-    def provider(self, role: str) -> Provider:
-        """The adapter of ``role``; an unconfigured role is ``LLMError("unknown_role")``."""
+    def provider(self, role: str, tier: int = 0) -> Provider:
+        """The adapter of ``role`` at ``tier`` (0 = the first; past the last = the last); an
+        unconfigured role is ``LLMError("unknown_role")``."""
+        if role in self.tiers:
+            return self.tiers[role][min(tier, len(self.tiers[role]) - 1)][1]
         try:
             return self.providers[role]
         except KeyError:
             raise LLMError("unknown_role", f"no model configured for role {role!r}", role=role) from None
 
+    def tier_name(self, role: str, tier: int = 0) -> str | None:
+        """The name of ``role``'s tier ``tier`` (clamped to the last); None for a role without tiers."""
+        if role in self.tiers:
+            return self.tiers[role][min(tier, len(self.tiers[role]) - 1)][0]
+        return None
+
+    def tier_count(self, role: str) -> int:
+        """How many tiers ``role`` has (1 without a hierarchy)."""
+        return len(self.tiers.get(role, ())) or 1
+
+    @staticmethod
+    @contextlib.contextmanager
+    def at_tier(tier: int):
+        """Within the block, calls that name no tier are asked at ``tier`` (in this thread only)."""
+        token = _TIER.set(tier)
+        try:
+            yield
+        finally:
+            _TIER.reset(token)
+
     def structured(self, role: str, messages: list[Message], schema: type[T], *,
-                   ledger: Ledger | None = None, on_delta: Callable[[str], None] | None = None) -> T:
+                   ledger: Ledger | None = None, on_delta: Callable[[str], None] | None = None,
+                   tier: int | None = None) -> T:
         """Ask ``role``'s model for an instance of ``schema``.
 
         The provider constrains decoding to the schema; a reply that still fails pydantic validation
         is retried once with the validation errors appended, then ``LLMError("invalid_output")``.
-        Every attempt is one ``CallRecord`` (both marked ``retried`` when a retry happened).
+        Every attempt is one ``CallRecord`` (both marked ``retried`` when a retry happened) naming the
+        tier that answered (``tier``, default: the one set by ``at_tier``, else the first).
         ``on_delta`` receives the raw JSON text of the first attempt as it streams.
         """
         msgs = _check_messages(messages)
-        prov = self.provider(role)
-        comp, rec = self._attempt(role, prov, msgs, schema, ledger=ledger, on_delta=on_delta)
+        tier = _TIER.get() if tier is None else tier
+        prov, name = self.provider(role, tier), self.tier_name(role, tier)
+        comp, rec = self._attempt(role, prov, msgs, schema, ledger=ledger, on_delta=on_delta, tier=name)
         try:
             result = parse_structured(comp.text, schema)
         except ValidationError as first:
@@ -138,7 +173,7 @@ class LLM:
             self._record(rec, ledger)
             retry_msgs = msgs + [("assistant", comp.text),
                                  ("user", Template(load_prompt("llm_retry")).substitute(errors=_compact_errors(first)))]
-            comp, rec = self._attempt(role, prov, retry_msgs, schema, ledger=ledger, retried=True)
+            comp, rec = self._attempt(role, prov, retry_msgs, schema, ledger=ledger, retried=True, tier=name)
             rec.retried = True
             try:
                 result = parse_structured(comp.text, schema)
@@ -151,44 +186,54 @@ class LLM:
         self._record(rec, ledger)
         return result
 
-    def text(self, role: str, messages: list[Message], *, ledger: Ledger | None = None) -> str:
-        """Ask ``role``'s model for free text; one ``CallRecord``."""
+    def text(self, role: str, messages: list[Message], *, ledger: Ledger | None = None,
+             tier: int | None = None) -> str:
+        """Ask ``role``'s model (at ``tier``, as in ``structured``) for free text; one ``CallRecord``."""
         msgs = _check_messages(messages)
-        comp, rec = self._attempt(role, self.provider(role), msgs, None, ledger=ledger)
+        tier = _TIER.get() if tier is None else tier
+        comp, rec = self._attempt(role, self.provider(role, tier), msgs, None, ledger=ledger,
+                                  tier=self.tier_name(role, tier))
         self._record(rec, ledger)
         return comp.text
+
+    def _all_providers(self) -> list[Provider]:
+        """Every distinct adapter, of every role and tier."""
+        every = [*self.providers.values(), *(p for ts in self.tiers.values() for _, p in ts)]
+        return list({id(p): p for p in every}.values())
 
     @property
     def warmable(self) -> bool:
         """Whether any role's provider keeps prompt caches worth warming (the embedded engine)."""
-        return any(hasattr(p, "warm") for p in self.providers.values())
+        return any(hasattr(p, "warm") for p in self._all_providers())
 
     def load(self) -> None:
         """Start every embedded engine now. Call it from the main thread: see ``chops.llm.engine``."""
-        for prov in {id(p): p for p in self.providers.values()}.values():
+        for prov in self._all_providers():
             engine = getattr(prov, "engine", None)
             if engine is not None:
                 engine.start()
 
     def warm(self, role: str, system: str) -> bool:
-        """Have ``role``'s engine cache the static prompt head ``system`` (providers that keep prompt
-        caches; others ignore it). True when something was warmed. Raises ``LLMError``."""
-        warm = getattr(self.provider(role), "warm", None)
-        if warm is None:
-            return False
-        warm(system)
-        return True
+        """Have the engine of every tier of ``role`` cache the static prompt head ``system`` (providers
+        that keep prompt caches; others ignore it). True when something was warmed. Raises ``LLMError``."""
+        warmed = False
+        for tier in range(self.tier_count(role)):
+            warm = getattr(self.provider(role, tier), "warm", None)
+            if warm is not None:
+                warm(system)
+                warmed = True
+        return warmed
 
     def close(self) -> None:
         """Release provider resources (the local model); the LLM is unusable afterwards."""
-        for prov in {id(p): p for p in self.providers.values()}.values():
+        for prov in self._all_providers():
             close = getattr(prov, "close", None)
             if close:
                 close()
 
     # --- internals -----------------------------------------------------------------------
     def _attempt(self, role: str, prov: Provider, msgs: list[Message], schema: type[BaseModel] | None,
-                 *, ledger: Ledger | None = None, retried: bool = False,
+                 *, ledger: Ledger | None = None, retried: bool = False, tier: str | None = None,
                  on_delta: Callable[[str], None] | None = None) -> tuple[Completion, CallRecord]:
         """One provider call; on failure the attempt is recorded and the error raised as LLMError."""
         chars_in = sum(len(c) for _, c in msgs)
@@ -203,19 +248,19 @@ class LLM:
             comp = prov.complete(role, msgs, schema, timed if on_delta else None)
         except (LLMError, AssertionError) as exc:
             # AssertionError = a scripted test double that ran out of replies: must fail loudly as is.
-            self._record(CallRecord(role=role, provider=prov.name, model=prov.model, chars_in=chars_in,
+            self._record(CallRecord(role=role, provider=prov.name, model=prov.model, tier=tier, chars_in=chars_in,
                                     latency_s=time.perf_counter() - t0, retried=retried,
                                     error=getattr(exc, "code", type(exc).__name__)), ledger)
             raise
         except Exception as exc:
-            self._record(CallRecord(role=role, provider=prov.name, model=prov.model, chars_in=chars_in,
+            self._record(CallRecord(role=role, provider=prov.name, model=prov.model, tier=tier, chars_in=chars_in,
                                     latency_s=time.perf_counter() - t0, retried=retried,
                                     error="provider_error"), ledger)
             raise LLMError("provider_error", f"{type(exc).__name__}: {exc}", role=role,
                            provider=prov.name) from exc
         latency = time.perf_counter() - t0
         rec = CallRecord(
-            role=role, provider=prov.name, model=comp.model or prov.model, chars_in=chars_in,
+            role=role, provider=prov.name, model=comp.model or prov.model, tier=tier, chars_in=chars_in,
             chars_out=len(comp.text), prompt_tokens=comp.prompt_tokens,
             completion_tokens=comp.completion_tokens, latency_s=latency,
             cost_usd=cost_usd(prov.prices, comp.prompt_tokens, comp.completion_tokens, chars_in, len(comp.text)),

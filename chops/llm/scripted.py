@@ -78,12 +78,15 @@ class ScriptedLLM(LLM):
     ``calls`` keeps ``(role, messages, schema)`` of every provider call, retries included.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, tiers: dict[str, list[str]] | None = None) -> None:
+        """``tiers`` names fake tiers per role (e.g. ``{"executor": ["small", "large"]}``): every tier
+        is answered by the same script, and each call records the name of the tier it was asked at."""
         self.script = ScriptedProvider()
-        super().__init__({})
+        super().__init__({}, tiers={role: [(name, self.script) for name in names]
+                                    for role, names in (tiers or {}).items()})
 
-    def provider(self, role: str) -> ScriptedProvider:
-        """Every role, known or not, is answered by the script."""
+    def provider(self, role: str, tier: int = 0) -> ScriptedProvider:
+        """Every role and tier, known or not, is answered by the script."""
         return self.script
 
     def enqueue(self, role: str, reply: Reply) -> "ScriptedLLM":

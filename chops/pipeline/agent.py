@@ -10,23 +10,28 @@ leave a half-finished turn. Architectures without a verifier never commit a writ
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from apis.outcomes import Outcome
 from apis.registry import operation_lines
 from chops.i18n import reply_language
-from chops.llm import LLM
+from chops.llm import LLM, LLMError
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import Candidate, TurnContext
+from chops.pipeline.demonstrations import Memory, solution_of
 from chops.pipeline.executor import Executor
 from chops.pipeline.prompting import system_part
-from chops.pipeline.replies import answer_reply, not_in_system_reply, operation_reply, queued_reply, read_reply
+from chops.pipeline.plans import ApprovalQueue, carry_out
+from chops.pipeline.replies import answer_reply, conversation_reply, not_in_system_reply
 from chops.pipeline.retrieval import Retriever
+from chops.pipeline.tiers import failed_check, top_tier
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
-from chops.records import TurnRecord, TurnResult
+from chops.records import CONVERSATION_ROUTES, TurnRecord, TurnResult
 from chops.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 def idempotency_key(turn_key: str) -> str:
@@ -34,27 +39,26 @@ def idempotency_key(turn_key: str) -> str:
     return "turn-" + hashlib.sha256(turn_key.encode("utf-8")).hexdigest()[:40]
 
 
-class ApprovalQueue(Protocol):
-    """Where writes that must not be committed by the agent go (``chops.store.ConversationStore``)."""
-
-    def queue_approval(self, *, nickname: str, operation: str, args: dict[str, Any], idempotency_key: str,
-                       dry_run: Any = None, conversation_id: str | None = None,
-                       turn_id: int | None = None) -> int: ...
-
-    def needs_approval(self, operation: str) -> bool: ...
+def since_cancel(history: Sequence[TurnRecord]) -> list[TurnRecord]:
+    """The turns after the user's last "never mind": a dropped request must not be taken up again
+    (e.g. a value given later is not the missing argument it was asked for)."""
+    cut = max((i + 1 for i, t in enumerate(history) if t.route == "cancel"), default=0)
+    return list(history[cut:])
 
 
 class Agent:
     """The classifier–executor–verifier pipeline over an ``Api``, an ``LLM`` and a guide index."""
 
     def __init__(self, api: Any, llm: LLM, settings: Settings, index: Any | None = None, *,
-                 approvals: ApprovalQueue) -> None:
+                 approvals: ApprovalQueue, memory: Memory | None = None) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
-        queues the writes staff must approve and says which operations always need approval."""
+        queues the writes staff must approve and says which operations always need approval;
+        ``memory`` (None: off) recalls demonstrations and remembers verified solutions."""
         from apis.registry import OPERATIONS
 
         self.api, self.llm, self.settings = api, llm, settings
         self.approvals = approvals
+        self.memory = memory
         self.operations = OPERATIONS
         ops_text = self.operations_text = "\n".join(operation_lines())
         self.retriever = Retriever(index, settings)
@@ -70,9 +74,11 @@ class Agent:
         arch = self.settings.architecture
         if arch == "executor_only":
             return [("executor", system_part("pipeline_execute_only", ops))]
-        classify = ([("classifier", system_part("pipeline_classify_level1")),
-                     ("classifier", system_part("pipeline_classify_level2", ops))] if arch == "cev_2level"
-                    else [("classifier", system_part("pipeline_classify_onelevel", ops))])
+        small_talk = [("classifier", system_part("pipeline_classify_small_talk")),
+                      ("classifier", system_part("pipeline_classify_conversation"))]
+        classify = (small_talk + [("classifier", system_part("pipeline_classify_level1")),
+                                  ("classifier", system_part("pipeline_classify_level2", ops))]
+                    if arch == "cev_2level" else [("classifier", system_part("pipeline_classify_onelevel", ops))])
         execute = [("executor", system_part("pipeline_execute_system", ops)),
                    ("executor", system_part("pipeline_execute_guide")),
                    ("executor", system_part("pipeline_execute_profile"))]
@@ -98,10 +104,13 @@ class Agent:
         trace.step("profile", found=profile is not None)
         if profile is None:  # not a member: an honest answer, no operation, no model call
             return self._finish(trace, not_in_system_reply(lang), route="not_in_system")
-        ctx = TurnContext(nickname=nickname, text=text, profile=profile, history=list(history), trace=trace)
+        ctx = TurnContext(nickname=nickname, text=text, profile=profile, history=since_cancel(history),
+                          trace=trace)
         trace.info["profile"] = ctx.profile_text()
+        self._recall(ctx)
         cand, passed = self._loop(ctx)  # every model call; an LLMError leaves the database untouched
-        return self._conclude(ctx, cand, passed, turn_key, conversation_id)
+        result = self._conclude(ctx, cand, passed, turn_key, conversation_id)
+        return self._remember(ctx, cand, passed, result)
 
     # --- the loop ---------------------------------------------------------------------------
     def _loop(self, ctx: TurnContext) -> tuple[Candidate, bool]:
@@ -117,17 +126,30 @@ class Agent:
         rounds = self.settings.max_iterations if self.verifier else 1
         for i in range(1, rounds + 1):
             trace.iteration = i
-            route = self.classifier.classify(ctx)
-            trace.info["route"] = route
-            trace.emit("classify", {"route": route})
-            cand = self.executor.run(route, ctx)
-            self._executed(ctx, cand)
+            can_escalate = i < rounds and ctx.tier < top_tier(self.llm)
+            try:
+                with self.llm.at_tier(ctx.tier):
+                    cand = self._attempt(ctx)
+            except LLMError as exc:
+                if exc.code != "invalid_output" or not can_escalate:
+                    raise
+                self._escalate(ctx, "schema")  # twice invalid for its schema: a stronger tier may manage
+                continue
+            if cand.route in CONVERSATION_ROUTES:  # a fixed reply: nothing to execute or verify
+                return cand, True
             if self.verifier is None:
                 return cand, False
+            check = failed_check(cand) if can_escalate else None
+            if check is not None:  # rejected without the verifier: the next tier tries it
+                cand.reason = check[1]
+                ctx.add_feedback(cand)
+                self._escalate(ctx, check[0])
+                continue
             repeated = identity(cand) in ctx.verdicts
-            passed = self.verifier.verify(ctx, cand)
+            with self.llm.at_tier(ctx.tier):
+                passed = self.verifier.verify(ctx, cand)
             trace.emit("verify", {"score": cand.score, "threshold": cand.threshold, "passed": passed,
-                                  "reason": cand.reason})
+                                  "reason": cand.reason, "tier": self.llm.tier_name("verifier", ctx.tier)})
             candidates.append(cand)
             if passed:
                 return cand, True
@@ -137,57 +159,88 @@ class Agent:
                 trace.info["stopped_early"] = i
                 break
             ctx.add_feedback(cand)  # the reason steers the next classifier and executor prompts
-        chosen = self.chooser.choose(ctx, candidates)
+            if can_escalate:
+                self._escalate(ctx, "verifier")
+        with self.llm.at_tier(ctx.tier):
+            chosen = self.chooser.choose(ctx, candidates)
         trace.info["chosen_iteration"] = chosen.iteration
         return chosen, False
 
+    def _attempt(self, ctx: TurnContext) -> Candidate:
+        """One iteration's classification and proposal (at the tier ``LLM.at_tier`` set)."""
+        route = self.classifier.classify(ctx)
+        ctx.trace.info["route"] = route
+        ctx.trace.emit("classify", {"route": route, "tier": self.llm.tier_name("classifier", ctx.tier)})
+        if route in CONVERSATION_ROUTES:
+            return Candidate(iteration=ctx.trace.iteration, route=route)
+        cand = self.executor.run(route, ctx)
+        self._executed(ctx, cand)
+        return cand
+
+    def _escalate(self, ctx: TurnContext, reason: str) -> None:
+        ctx.tier += 1
+        ctx.trace.emit("escalate", {"tier": ctx.tier, "reason": reason})
+
     def _executed(self, ctx: TurnContext, cand: Candidate) -> None:
+        cand.tier = self.llm.tier_name("executor", ctx.tier)
+        check = failed_check(cand)
         ctx.trace.emit("execute", {"route": cand.route, "operation": cand.operation, "args": cand.args,
-                                   "outcome": cand.outcome})
+                                   "outcome": cand.outcome, "tier": cand.tier, "check": check and check[0],
+                                   "steps": [{"operation": s.operation, "args": s.args, "outcome": s.outcome}
+                                             for s in cand.steps]})
+
+    # --- solution memory (EcoAssistant's demonstrations) -----------------------------------------
+    def _recall(self, ctx: TurnContext) -> None:
+        """The most similar verified solutions, for the classifier and executor prompts."""
+        if self.memory is None:
+            return
+        ctx.demonstrations = self.memory.recall(ctx.text)
+        ctx.trace.step("memory", demonstrations=[f"m-{s.id}" for s in ctx.demonstrations],
+                       similarities=[s.similarity for s in ctx.demonstrations])
+        ctx.trace.emit("recall", {"ids": [s.id for s in ctx.demonstrations],
+                                  "similarities": [s.similarity for s in ctx.demonstrations]})
+
+    def _remember(self, ctx: TurnContext, cand: Candidate, passed: bool, result: TurnResult) -> TurnResult:
+        """Store a verified (and, for a write, committed) solution; the reply is already decided, so a
+        failure here is logged and the turn stands."""
+        solution = solution_of(ctx.text, cand, passed, result) if self.memory is not None else None
+        if solution is None:
+            return result
+        try:
+            memory_id = self.memory.remember(solution)
+        except Exception:  # noqa: BLE001 - the user's turn is done; the memory is an optimisation
+            log.exception("could not remember the solution of turn %s", ctx.trace.info.get("turn_key"))
+            return result
+        ctx.trace.info["remembered"] = memory_id
+        result.trace["remembered"] = memory_id
+        return result
 
     # --- after the loop -------------------------------------------------------------------------
     def _conclude(self, ctx: TurnContext, cand: Candidate, passed: bool, turn_key: str,
                   conversation_id: str | None) -> TurnResult:
         trace, lang = ctx.trace, reply_language(ctx.user_texts)
         fields = {"route": cand.route, "operation": cand.operation, "args": cand.args, "outcome": cand.outcome}
-        trace.info.update(passed=passed, **fields)
+        trace.info.update(passed=passed, tier=cand.tier, **fields)
+        if cand.route in CONVERSATION_ROUTES:
+            return self._finish(trace, conversation_reply(cand.route, lang), **fields)
         if cand.operation is None:
             return self._finish(trace, answer_reply(cand, lang), **fields)
-        op = self.operations[cand.operation]
-        if not cand.writes:  # a read already ran for real inside the executor
-            return self._finish(trace, read_reply(op, cand.result, cand.args or {}, lang), **fields)
-        key = idempotency_key(turn_key)
-        dry = cand.result
-        if dry.outcome == Outcome.OK and (not passed or self.approvals.needs_approval(cand.operation)):
-            # The chooser's pick (never verified) or an operation staff must approve: queue, don't commit.
-            approval_id = self.approvals.queue_approval(
-                conversation_id=conversation_id, turn_id=None, nickname=ctx.nickname, operation=cand.operation,
-                args=cand.args or {}, idempotency_key=key, dry_run=dry)
-            trace.step("queue", operation=cand.operation, approval_id=approval_id, idempotency_key=key,
-                       reason=("unverified" if self.verifier is None else "chooser") if not passed else "policy")
-            trace.emit("commit", {"operation": cand.operation, "committed": False, "queued": True})
-            return self._finish(trace, queued_reply(op, cand.args or {}, lang), queued=True,
-                                approval_id=approval_id, **fields)
-        if not passed or dry.outcome == Outcome.REFUSED_OTHER_PERSON:
-            # A refusal or no-op picked by the chooser changes nothing: report the dry run honestly.
-            # A write about another person never ran, and must not run now: it would change the sender.
-            return self._finish(trace, operation_reply(op, dry, cand.args or {}, lang), **fields)
-        # Passed: the same code path for real; preconditions are re-checked inside the transaction.
-        real = self.api.call(cand.operation, ctx.nickname, cand.args or {}, idempotency_key=key,
-                             request_id=turn_key)
-        trace.step("commit", operation=cand.operation, args=cand.args, outcome=str(real.outcome),
-                   message=real.message, committed=real.committed, replayed=real.replayed,
-                   idempotency_key=key, diff=[c.model_dump() for c in real.diff])
-        trace.emit("commit", {"operation": cand.operation, "committed": real.committed, "queued": False,
-                              "outcome": str(real.outcome)})
-        fields["outcome"] = str(real.outcome)
-        return self._finish(trace, operation_reply(op, real, cand.args or {}, lang), committed=real.committed,
-                            **fields)
+        done = carry_out(self.api, self.approvals, ctx, cand, passed, key=idempotency_key(turn_key),
+                         turn_key=turn_key, conversation_id=conversation_id, lang=lang,
+                         verified_by="unverified" if self.verifier is None else "chooser")
+        fields.update(outcome=done.outcome, steps=done.steps)
+        if done.queued:
+            fields.update(queued=True, approval_id=done.approval_id)
+        if done.committed:
+            fields["committed"] = True
+        return self._finish(trace, done.reply, **fields)
 
     def _finish(self, trace: Trace, reply: str, **fields: Any) -> TurnResult:
         totals = trace.totals()
         trace.info["reply"] = reply
-        trace.emit("reply", {"reply": reply, **{k: v for k, v in fields.items() if k != "args"}})
+        operations = [step["operation"] for step in fields.get("steps") or []]
+        trace.emit("reply", {"reply": reply, "operations": operations, "tier": trace.info.get("tier"),
+                             **{k: v for k, v in fields.items() if k not in ("args", "steps")}})
         return TurnResult(reply=reply, iterations=trace.iteration, chars_in=totals["chars_in"],
                           chars_out=totals["chars_out"], cost_usd=totals["cost_usd"],
                           latency_s=round(trace.elapsed(), 4), trace=trace.to_dict(), **fields)

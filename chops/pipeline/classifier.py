@@ -1,4 +1,13 @@
-"""The classifier: which route answers the request (basic_info, guide or system).
+"""The classifier: which route answers the request (basic_info, guide or system, or a conversational
+route: greeting, thanks, cancel, handoff, out_of_scope).
+
+A fresh message first passes the small-talk gate: "is it small talk rather than anything about the
+platform?" (greetings, thanks, dropping a request, asking for a person, off-topic), and only when it
+is, a second question says which kind. Both are decided by the model, in any wording and language,
+not by keyword lists. As extra values of level 1 they pulled platform requests away from their
+routes (``python -m bench.classify``), so the gate is a question of its own. It is not asked again
+after a rejected attempt: a conversational route ends the turn without a verifier. (The one-level
+ablations of the paper have no gate.)
 
 Two levels (the paper's design, and the default): level 1 asks "does the message ask for one of the
 sender's own profile facts?" (it is given the list of facts; their values are not needed to decide);
@@ -12,12 +21,17 @@ from __future__ import annotations
 
 from chops.llm import LLM
 from chops.pipeline.context import TurnContext
+from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.prompting import messages
 from chops.pipeline.retrieval import Retriever
-from chops.pipeline.schemas import Level1Decision, Level2Decision, OneLevelDecision
+from chops.pipeline.schemas import (ConversationKind, Level1Decision, Level2Decision, OneLevelDecision,
+                                    SmallTalkGate)
 
 _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation": "system",
-          "look_up_people": "system", "something_else": None}
+          "look_up_people": "system", "something_else": None,
+          # conversational messages: a fixed reply, no executor (see chops.records.CONVERSATION_ROUTES)
+          "greeting": "greeting", "thanks_or_goodbye": "thanks", "cancel_request": "cancel",
+          "ask_for_person": "handoff", "unrelated_to_platform": "out_of_scope", "platform_question": None}
 
 
 class Classifier:
@@ -30,12 +44,16 @@ class Classifier:
         self.levels = levels
 
     def classify(self, ctx: TurnContext) -> str:
-        """The route for ``ctx`` ("basic_info", "guide" or "system"); records its steps in the trace."""
+        """The route for ``ctx`` (see ``chops.records.Route``); records its steps in the trace."""
         history = ctx.history_section(turns=1)  # the last exchange tells a follow-up apart
         feedback = ctx.feedback_section()
+        # The gate belongs to the two-level design; the one-level ablations stay the paper's.
+        if self.levels == 2 and ctx.trace.iteration == 1 and (route := self.small_talk(ctx, history)) is not None:
+            return route
         if self.levels == 1:
             msgs = messages("pipeline_classify_onelevel", static={"operations": self.operations_text},
                             history=history, feedback=feedback, profile=ctx.profile_text(),
+                            demonstrations=demonstrations_section(ctx.demonstrations, "onelevel"),
                             chunks=self.retriever.short_text(ctx), request=ctx.text)
             decision, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
                 "classifier", msgs, OneLevelDecision, ledger=lg), level=1)
@@ -44,7 +62,8 @@ class Classifier:
             return route
         # Level 1 sees the list of profile facts (in the static prompt), not their values: the
         # question is whether the message asks for one, and a fully static head keeps the KV cache warm.
-        msgs = messages("pipeline_classify_level1", history=history, feedback=feedback, request=ctx.text)
+        msgs = messages("pipeline_classify_level1", history=history, feedback=feedback, request=ctx.text,
+                        demonstrations=demonstrations_section(ctx.demonstrations, "level1"))
         first, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
             "classifier", msgs, Level1Decision, ledger=lg), level=1)
         step["decision"] = first.route
@@ -53,9 +72,23 @@ class Classifier:
             return "basic_info"
         msgs = messages("pipeline_classify_level2", static={"operations": self.operations_text},
                         history=history, feedback=feedback, chunks=self.retriever.short_text(ctx),
-                        request=ctx.text)
+                        request=ctx.text, demonstrations=demonstrations_section(ctx.demonstrations, "level2"))
         second, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
             "classifier", msgs, Level2Decision, ledger=lg), level=2)
         step.update(decision=second.route, route=_ROUTE[second.route])
         route = _ROUTE[second.route]
         return route
+
+    def small_talk(self, ctx: TurnContext, history: str) -> str | None:
+        """The conversational route of a small-talk message, or None for anything about the platform."""
+        msgs = messages("pipeline_classify_small_talk", history=history, request=ctx.text)
+        gate, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
+            "classifier", msgs, SmallTalkGate, ledger=lg), level=0)
+        step["decision"] = gate.route
+        if gate.route == "about_the_platform":
+            return None
+        msgs = messages("pipeline_classify_conversation", history=history, request=ctx.text)
+        kind, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
+            "classifier", msgs, ConversationKind, ledger=lg), level=0)
+        step.update(decision=kind.route, route=_ROUTE[kind.route])
+        return _ROUTE[kind.route]

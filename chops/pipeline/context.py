@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chops.pipeline.prompting import clip, fragment, section
-from chops.records import TurnRecord
+from chops.records import Solution, TurnRecord
 from chops.pipeline.trace import Trace
 
 HISTORY_TURNS = 3  # earlier turns shown to the executor; enough to finish a request it asked about
@@ -16,33 +16,84 @@ HISTORY_CLIP = 200
 
 
 @dataclass
+class Step:
+    """One operation call of a plan: the model's arguments, the grounded ones, and what running it gave."""
+
+    operation: str
+    proposed_args: dict[str, Any]  # as the model wrote them
+    args: dict[str, Any]  # after grounding
+    dropped: list[str] = field(default_factory=list)
+    writes: bool = False
+    result: Any | None = None  # apis OperationResult: this step of the plan's dry run, or the real read
+
+    @property
+    def outcome(self) -> str | None:
+        """The step's outcome code, once it ran."""
+        return str(self.result.outcome) if self.result is not None else None
+
+    def describe(self) -> str:
+        """``Operation(Arg='value') -> outcome``."""
+        args = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
+        return f"{self.operation}({args}) -> {self.outcome}"
+
+
+@dataclass
 class Candidate:
-    """One attempt: an answer (basic_info/guide) or an operation with its dry-run/read result."""
+    """One attempt: an answer (basic_info/guide) or a plan of operation calls with their results.
+
+    ``operation``, ``args``, ``result``… are the first step's (what a one-call attempt always had);
+    ``plan`` is the dry run of all the write steps together (``apis`` ``PlanResult``)."""
 
     iteration: int
     route: str
     answer: str | None = None
     source: Any | None = None  # the cited Chunk of a guide answer
-    operation: str | None = None
-    proposed_args: dict[str, Any] | None = None  # as the model wrote them
-    args: dict[str, Any] | None = None  # after grounding
-    dropped: list[str] = field(default_factory=list)
-    writes: bool = False
-    result: Any | None = None  # apis OperationResult: dry run for writes, the real read otherwise
+    steps: list[Step] = field(default_factory=list)
+    plan: Any | None = None
     score: int | None = None
     threshold: float | None = None
     reason: str | None = None
+    tier: str | None = None  # the executor tier that produced it
+
+    @property
+    def operation(self) -> str | None:
+        """The first step's operation, or None for an answer."""
+        return self.steps[0].operation if self.steps else None
+
+    @property
+    def args(self) -> dict[str, Any] | None:
+        """The first step's grounded arguments."""
+        return self.steps[0].args if self.steps else None
+
+    @property
+    def proposed_args(self) -> dict[str, Any] | None:
+        """The first step's arguments as the model wrote them."""
+        return self.steps[0].proposed_args if self.steps else None
+
+    @property
+    def dropped(self) -> list[str]:
+        """The first step's ungrounded argument names."""
+        return self.steps[0].dropped if self.steps else []
+
+    @property
+    def writes(self) -> bool:
+        """Whether any step writes."""
+        return any(s.writes for s in self.steps)
+
+    @property
+    def result(self) -> Any | None:
+        """The first step's result."""
+        return self.steps[0].result if self.steps else None
 
     @property
     def outcome(self) -> str | None:
-        """The operation's outcome code, if an operation ran."""
-        return str(self.result.outcome) if self.result is not None else None
+        """The first step's outcome code, if an operation ran."""
+        return self.steps[0].outcome if self.steps else None
 
     def describe(self) -> str:
         """One line for feedback and the chooser: what this attempt did."""
-        if self.operation:
-            args = ", ".join(f"{k}={v!r}" for k, v in (self.args or {}).items())
-            return f"{self.operation}({args}) -> {self.outcome}"
+        if self.steps:
+            return "; ".join(s.describe() for s in self.steps)
         return f"answer {clip(self.answer or '', 120)!r}"
 
 
@@ -57,7 +108,10 @@ class TurnContext:
     trace: Trace
     feedback: list[str] = field(default_factory=list)
     chunks: dict[str, list] = field(default_factory=dict)  # retrieval results per size, reused on retries
+    guides: Any | None = None  # the guide index version this turn reads (taken at its first search)
     verdicts: dict[str, tuple[int, str]] = field(default_factory=dict)  # verifier results per identical attempt
+    tier: int = 0  # the model tier of this iteration's calls: 0 first, one up after each rejection
+    demonstrations: list[Solution] = field(default_factory=list)  # recalled from the solution memory
 
     @property
     def user_texts(self) -> list[str]:
@@ -72,8 +126,11 @@ class TurnContext:
         """The last ``turns`` exchanges, compact, or "" for a new conversation."""
         lines: list[str] = []
         for t in list(self.history)[-turns:] if turns else []:
-            lines.append(fragment("history_user", text=clip(t.user_text, HISTORY_CLIP)))
-            if t.reply:
+            if t.user_text:
+                lines.append(fragment("history_user", text=clip(t.user_text, HISTORY_CLIP)))
+            if t.reply and t.staff:  # a person from support wrote this, not the assistant
+                lines.append(fragment("history_staff", name=clip(t.staff, 40), text=clip(t.reply, HISTORY_CLIP)))
+            elif t.reply:
                 lines.append(fragment("history_agent", text=clip(t.reply, HISTORY_CLIP)))
         return section("history", lines)
 

@@ -26,16 +26,21 @@ class Classify(Event):
 
     kind: Literal["classify"] = "classify"
     route: str
+    tier: str | None = None  # the classifier tier (model) that decided
 
 
 class Execute(Event):
-    """The executor's proposal and its dry-run outcome (``operation`` None for an answer)."""
+    """The executor's proposal and its dry-run outcome (``operation`` None for an answer). For a plan
+    ``operation``/``args``/``outcome`` are the first step's and ``steps`` lists every step's."""
 
     kind: Literal["execute"] = "execute"
     route: str | None = None
     operation: str | None = None
     args: dict[str, Any] | None = None
     outcome: str | None = None
+    steps: list[dict[str, Any]] = []
+    tier: str | None = None  # the executor tier (model) that proposed it
+    check: str | None = None  # the deterministic check it failed (``chops.pipeline.tiers``), if any
 
 
 class Verify(Event):
@@ -46,6 +51,7 @@ class Verify(Event):
     threshold: float | None = None
     passed: bool
     reason: str | None = None
+    tier: str | None = None  # the verifier tier (model) that scored it
 
 
 class Commit(Event):
@@ -56,6 +62,7 @@ class Commit(Event):
     committed: bool
     queued: bool
     outcome: str | None = None
+    operations: list[str] = []  # every step of the plan committed or queued together
 
 
 class Reply(Event):
@@ -65,10 +72,28 @@ class Reply(Event):
     reply: str
     route: str | None = None
     operation: str | None = None
+    operations: list[str] = []  # every step of a plan (``operation`` is the first)
     outcome: str | None = None
     committed: bool = False
     queued: bool = False
     approval_id: int | None = None
+    tier: str | None = None  # the executor tier of the answer given (EcoAssistant: who solved it)
+
+
+class Escalate(Event):
+    """The attempt was rejected: the next iteration asks every role one tier up."""
+
+    kind: Literal["escalate"] = "escalate"
+    tier: int  # the new tier index (0 = first)
+    reason: str  # verifier, schema, grounding, refusal, no_source
+
+
+class Recall(Event):
+    """Solutions recalled from the memory for this turn, shown as demonstrations."""
+
+    kind: Literal["recall"] = "recall"
+    ids: list[int]
+    similarities: list[float]
 
 
 class Delta(Event):
@@ -79,7 +104,7 @@ class Delta(Event):
 
 
 EVENTS: dict[str, type[Event]] = {cls.model_fields["kind"].default: cls
-                                  for cls in (Classify, Execute, Verify, Commit, Reply, Delta)}
+                                  for cls in (Classify, Execute, Verify, Commit, Reply, Escalate, Recall, Delta)}
 
 
 def make_event(name: str, payload: dict[str, Any]) -> Event:

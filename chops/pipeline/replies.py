@@ -71,19 +71,22 @@ def error_reply(lang: str) -> str:
                               "and nothing was changed. Please try again later or contact human support."))
 
 
-def queued_reply(operation: Any, args: dict[str, Any], lang: str) -> str:
-    """The reply for a write sent to the staff approval queue."""
+def queued_reply(steps: list[tuple[Any, dict[str, Any]]], lang: str) -> str:
+    """The reply for writes sent to the staff approval queue (``(operation, args)`` pairs, one approval)."""
     return translate(lang, N_("Your request ({request}) has been sent to our staff for review. They will check "
                               "it and apply it; nothing has been changed yet."),
-                     request=_request(operation, args, lang))
+                     request=_requests(steps, lang))
 
 
-def staff_decision_reply(operation: Any, args: dict[str, Any], status: str, result: Any | None,
+def staff_decision_reply(steps: list[tuple[Any, dict[str, Any]]], status: str, result: Any | None,
                          note: str | None, lang: str) -> str:
     """The reply telling the user what staff decided on a queued write (``status`` approved, failed
-    or rejected); ``result`` is the approved call's ``OperationResult``, reported like any other."""
-    request = _request(operation, args, lang)
-    outcome = operation_reply(operation, result, args, lang) if result is not None else ""
+    or rejected); ``result`` is the approved plan's ``PlanResult``, each step reported like any other."""
+    request = _requests(steps, lang)
+    outcome = ""
+    if result is not None:
+        done = [(op, r, args) for (op, args), r in zip(steps, getattr(result, "steps", None) or [result])]
+        outcome = "\n".join(operation_reply(op, r, args, lang) for op, r, args in done)
     if status == "approved":
         text = translate(lang, N_("Support staff approved your request ({request}). {outcome}"), request=request,
                          outcome=outcome).strip()
@@ -95,6 +98,36 @@ def staff_decision_reply(operation: Any, args: dict[str, Any], status: str, resu
     if note:
         text = translate(lang, N_("{text} Note from staff: {note}"), text=text, note=note)
     return text
+
+
+# The fixed replies of the conversational routes (chops.records.CONVERSATION_ROUTES).
+CONVERSATION_REPLIES = {
+    "greeting": N_("Hello! I can answer questions about the platform and make changes to your account. What can "
+                   "I do for you?"),
+    "thanks": N_("You're welcome! If there is anything else, just write here."),
+    "cancel": N_("All right, I've dropped that request and changed nothing. Is there anything else I can do?"),
+    "handoff": N_("I'm passing this conversation to our support staff: a person will reply here."),
+    "out_of_scope": N_("Sorry, I can only help with this platform: its rules and procedures, and your account. "
+                       "Please ask me about those."),
+}
+
+
+def conversation_reply(route: str, lang: str) -> str:
+    """The fixed reply of a conversational route, in ``lang``."""
+    return translate(lang, CONVERSATION_REPLIES[route])
+
+
+def not_done_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:
+    """One part of a several-part request that was not done, and why (its refusal or question)."""
+    return translate(lang, N_("Not done ({request}): {reason}"), request=_request(operation, args, lang),
+                     reason=operation_reply(operation, result, args, lang))
+
+
+def nothing_changed_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:
+    """A several-part request whose commit was refused at one part: nothing at all was changed."""
+    return translate(lang, N_("Nothing was changed: one part of your request could not be carried out "
+                              "({request}). {reason}"), request=_request(operation, args, lang),
+                     reason=operation_reply(operation, result, args, lang))
 
 
 def answer_reply(cand: Candidate, lang: str) -> str:
@@ -162,6 +195,11 @@ def _request(operation: Any, args: dict[str, Any], lang: str) -> str:
     """The operation with its argument values: "change your upload limit: 40"."""
     action, values = _action(operation, args, lang)
     return translate(lang, N_("{action}: {values}"), action=action, values=values) if values else action
+
+
+def _requests(steps: list[tuple[Any, dict[str, Any]]], lang: str) -> str:
+    """Several requests as one phrase: "change your upload limit: 40 and change your marking subject: 3"."""
+    return join_list([_request(op, args, lang) for op, args in steps], lang)
 
 
 def _detail(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from chops.pipeline.context import TurnContext
 from chops.pipeline.prompting import clip, fragment
@@ -11,13 +11,29 @@ from chops.settings import Settings
 EXCERPT_CLIP = {"short": 320, "long": 1300}  # safety caps: chunk sizes are set by the index
 
 
+class GuideVersion(Protocol):
+    """One fixed version of the guide index."""
+
+    version: str | None
+
+    def search(self, query: str, k: int = 3, size: str = "long") -> list: ...
+
+
+class GuideSource(Protocol):
+    """Where a turn gets its guide version: ``GuideLibrary`` (the live one) or a fixed ``GuideIndex``."""
+
+    def current(self) -> GuideVersion: ...
+
+
 class Retriever:
     """Wraps ``GuideIndex.search``; results are kept on the turn (retries reuse them) and traced.
 
+    ``index`` is a ``GuideLibrary`` or a fixed ``GuideIndex``: a turn takes ``index.current()`` once and
+    searches only that version, so a re-index swapped in mid-turn never mixes two versions.
     Stateless itself, so one ``Agent`` can serve several threads.
     """
 
-    def __init__(self, index: Any | None, settings: Settings) -> None:
+    def __init__(self, index: GuideSource | None, settings: Settings) -> None:
         self.index = index
         self.k = {"short": settings.k_short, "long": settings.k_long}
         self.classifier_chunks = settings.classifier_chunks
@@ -25,9 +41,11 @@ class Retriever:
     def search(self, ctx: TurnContext, size: str) -> list:
         """The chunks for ``ctx.text`` of ``size`` ("short"/"long"); [] when there is no index."""
         if size not in ctx.chunks:
-            chunks = self.index.search(ctx.text, k=self.k[size], size=size) if self.index is not None else []
+            if ctx.guides is None and self.index is not None:
+                ctx.guides = self.index.current()
+            chunks = ctx.guides.search(ctx.text, k=self.k[size], size=size) if ctx.guides is not None else []
             ctx.chunks[size] = chunks
-            ctx.trace.step("retrieve", size=size, chunks=[
+            ctx.trace.step("retrieve", size=size, version=ctx.guides.version if ctx.guides else None, chunks=[
                 {"file": c.file, "page": c.page, "score": round(float(c.score), 4), "text": clip(c.text, 200)}
                 for c in chunks])
         return ctx.chunks[size]

@@ -28,6 +28,20 @@ class Level1Decision(BaseModel):
     route: Literal["own_fact", "something_else"]
 
 
+class SmallTalkGate(BaseModel):
+    """Before level 1, on a fresh message: is it small talk rather than anything about the platform?
+    A question of its own: as a third value of level 1 it pulled platform requests away (measured)."""
+
+    route: Literal["about_the_platform", "small_talk"]
+
+
+class ConversationKind(BaseModel):
+    """What kind of small talk (only asked after the gate said so); ``platform_question`` takes it back."""
+
+    route: Literal["greeting", "thanks_or_goodbye", "cancel_request", "ask_for_person", "unrelated_to_platform",
+                   "platform_question"]
+
+
 class Level2Decision(BaseModel):
     """Level 2: guide files or a system operation (look-ups are operations too)."""
 
@@ -109,6 +123,17 @@ class AnswerDirectly(BaseModel):
     answer: str
 
 
+def _union(names: tuple[str, ...], with_answer: bool = False) -> Any:
+    """One call of any operation in ``names``: a union discriminated by the operation name."""
+    from apis.registry import OPERATIONS
+
+    branches: list[type[BaseModel]] = [_call_model(OPERATIONS[n]) for n in names]
+    if with_answer:
+        branches.append(AnswerDirectly)
+    return branches[0] if len(branches) == 1 else Annotated[Union[tuple(branches)],  # noqa: UP007
+                                                            Field(discriminator="operation")]
+
+
 @lru_cache(maxsize=8)
 def proposal_schema(names: tuple[str, ...], with_answer: bool = False) -> type[BaseModel]:
     """``{"call": {"operation": <one of names>, "args": {...that operation's args...}}}``.
@@ -116,12 +141,16 @@ def proposal_schema(names: tuple[str, ...], with_answer: bool = False) -> type[B
     ``with_answer`` adds the ``AnswerDirectly`` branch (executor-only architecture).
     Cached per operation set so the JSON schema (and llama.cpp's grammar) is built once.
     """
-    from apis.registry import OPERATIONS
+    return create_model("OperationCall" if not with_answer else "AnswerOrOperation",
+                        call=(_union(names, with_answer), ...))
 
-    branches: list[type[BaseModel]] = [_call_model(OPERATIONS[n]) for n in names]
-    if with_answer:
-        branches.append(AnswerDirectly)
-    union = branches[0] if len(branches) == 1 else Annotated[Union[tuple(branches)],  # noqa: UP007
-                                                             Field(discriminator="operation")]
-    return create_model("OperationCall" if not with_answer else "AnswerOrOperation", call=(union, ...))
 
+@lru_cache(maxsize=8)
+def plan_schema(names: tuple[str, ...]) -> type[BaseModel]:
+    """``{"calls": [<call>, ...]}``: the system executor's ordered plan of 1 to ``MAX_PLAN_STEPS``
+    operation calls. One call costs two tokens more than ``proposal_schema`` (the brackets); the
+    grammar enforces the bounds (``minItems``/``maxItems``)."""
+    from apis.service import MAX_PLAN_STEPS
+
+    calls = Annotated[list[_union(names)], Field(min_length=1, max_length=MAX_PLAN_STEPS)]  # type: ignore[misc]
+    return create_model("OperationPlan", calls=(calls, ...))

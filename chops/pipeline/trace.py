@@ -60,6 +60,7 @@ class Trace:
             recs = self.ledger.records[before:]
             step.update(
                 model=recs[-1].model if recs else None,
+                tier=recs[-1].tier if recs else None,
                 prompt_chars=sum(r.chars_in for r in recs),
                 completion_chars=sum(r.chars_out for r in recs),
                 prompt_tokens=sum(r.prompt_tokens or 0 for r in recs),

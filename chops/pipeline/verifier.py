@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apis.outcomes import Outcome
 from chops.llm import LLM
-from chops.pipeline.context import Candidate, TurnContext, dumps
+from chops.pipeline.context import Candidate, Step, TurnContext, dumps
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Verdict
 from chops.settings import Settings
@@ -28,13 +28,19 @@ def _args_text(args: dict | None) -> str:
 
 
 def evidence(ctx: TurnContext, cand: Candidate) -> str:
-    """What the verifier sees of a candidate: the answer with its source, or the operation's result;
-    for a write also whose account it changes (always the sender's), to compare with the request."""
-    text = _evidence(ctx, cand)
+    """What the verifier sees of a candidate: the answer with its source, or the operation's result
+    (for a plan of several calls every step's, then the combined changes of the writes); for a write
+    also whose account it changes (always the sender's), to compare with the request."""
+    if len(cand.steps) > 1:
+        parts = [fragment("plan_step", n=i, what=_step_evidence(step)) for i, step in enumerate(cand.steps, 1)]
+        diff = "; ".join(c.effect() for c in cand.plan.diff) if cand.plan is not None else ""
+        text = fragment("plan_evidence", steps="\n".join(parts), diff=diff or "none")
+    else:
+        text = _step_evidence(cand.steps[0]) if cand.steps else _answer_evidence(ctx, cand)
     return text + "\n" + fragment("account_evidence", nickname=ctx.nickname) if cand.writes else text
 
 
-def _evidence(ctx: TurnContext, cand: Candidate) -> str:
+def _answer_evidence(ctx: TurnContext, cand: Candidate) -> str:
     if cand.route == "basic_info":
         return fragment("profile_evidence", profile=ctx.profile_text(), answer=cand.answer or "")
     if cand.route == "guide":
@@ -42,21 +48,25 @@ def _evidence(ctx: TurnContext, cand: Candidate) -> str:
         excerpt = clip(src.text, 900) if src is not None else fragment("no_chunks")
         where = f"{src.file}, page {src.page}" if src is not None else "none"
         return fragment("guide_evidence", source=where, excerpt=excerpt, answer=cand.answer or "")
+    raise ValueError(f"no evidence for route {cand.route!r} without an operation")
+
+
+def _step_evidence(step: Step) -> str:
     from apis.registry import OPERATIONS
 
-    res = cand.result
-    description = OPERATIONS[cand.operation].description
+    res = step.result
+    description = OPERATIONS[step.operation].description
     if res.outcome != Outcome.OK:
         # A refusal or a no-op is the platform's verdict, not the executor's: shown it, the 1.5B
         # verifier scored correct refusals 1-3 (24 of 32 refusal rows failed at iteration 1) and an
         # "already approved" no-op 2. It judges the choice only.
-        return fragment("choice_evidence", operation=cand.operation, description=description,
-                        args=_args_text(cand.args))
-    if cand.writes:
+        return fragment("choice_evidence", operation=step.operation, description=description,
+                        args=_args_text(step.args))
+    if step.writes:
         diff = "; ".join(c.effect() for c in res.diff) or "none"
-        return fragment("system_evidence", operation=cand.operation, description=description, args=_args_text(cand.args),
+        return fragment("system_evidence", operation=step.operation, description=description, args=_args_text(step.args),
                         outcome=res.outcome, message=res.message, diff=diff)
-    return fragment("read_evidence", operation=cand.operation, description=description, args=_args_text(cand.args), outcome=res.outcome,
+    return fragment("read_evidence", operation=step.operation, description=description, args=_args_text(step.args), outcome=res.outcome,
                     message=res.message, data=clip(dumps(res.data), DATA_CLIP))
 
 
@@ -95,7 +105,7 @@ class Verifier:
 def identity(cand: Candidate) -> str:
     """What makes two attempts the same for the verifier."""
     src = (cand.source.file, cand.source.page) if cand.source is not None else None
-    return dumps([cand.route, cand.operation, cand.args, cand.answer, src])
+    return dumps([cand.route, [(s.operation, s.args) for s in cand.steps], cand.answer, src])
 
 
 class Chooser:

@@ -1,4 +1,6 @@
-"""Guide PDFs → pages → chunks, each chunk tagged with its PDF file name and 1-based page.
+"""Guide files (PDF, Markdown, HTML) → pages → chunks, each chunk tagged with its file name and
+1-based page. A Markdown or HTML guide has no pages: its "pages" are its sections, a new one at
+every level-1 or level-2 heading, so a citation still points at a findable place.
 
 Chunks never cross a page boundary, so page attribution is exact. A FAQ entry ("Q: … A: …")
 is never split from its question: entries that fit are kept whole, and when an answer is too
@@ -10,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import asdict, dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
@@ -25,12 +28,23 @@ _SEPARATORS = [". ", "? ", "; ", ", ", " ", ""]
 # Goes into the index manifest: bump it whenever the chunking rules change, so saved
 # indexes built by the old rules are rebuilt instead of served.
 CHUNKER_VERSION = 2
+# The guide types by file suffix (lower case).
+GUIDE_TYPES = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
 
 class GuideError(Exception):
     """A guide directory that cannot be used at all (missing, empty, nothing readable)."""
 
     code = "guides_unusable"
+
+
+class DocumentError(ValueError):
+    """One guide file that cannot be indexed; ``code`` is stable: ``unsupported_type``, ``encrypted``,
+    ``no_text`` or ``unreadable``."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -44,10 +58,11 @@ class Page:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A guide file that was left out, and why."""
+    """A guide file that was left out, and why (``sha256``: of the bytes that failed)."""
 
     file: str
     reason: str
+    sha256: str | None = None
 
 
 @dataclass
@@ -71,11 +86,12 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("\u00a0", " ")).strip()
 
 
-def read_pdf(path: Path) -> list[Page]:
-    """The non-empty pages of one PDF. Raises ``ValueError`` with a human reason when the file is
-    unreadable, encrypted with a password, or holds no extractable text."""
+def read_pdf(path: Path, name: str | None = None) -> list[Page]:
+    """The non-empty pages of one PDF (cited as ``name``, default the file's name). Raises
+    ``DocumentError`` when the file is unreadable, encrypted with a password, or holds no text."""
     from pypdf import PdfReader
 
+    name = name or path.name
     try:
         reader = PdfReader(path)
         if reader.is_encrypted:
@@ -85,50 +101,116 @@ def read_pdf(path: Path) -> list[Page]:
             except Exception:  # noqa: BLE001 - pypdf raises several types for unsupported crypto
                 ok = 0
             if not ok:
-                raise ValueError("encrypted (needs a password)")
-        pages = []
-        for number, page in enumerate(reader.pages, start=1):
-            text = normalise(page.extract_text() or "")
-            if text:
-                pages.append(Page(path.name, number, text))
-    except ValueError as exc:
-        if "encrypted" in str(exc):
-            raise
-        raise ValueError(f"unreadable PDF ({exc})") from exc
+                raise DocumentError("encrypted", "encrypted (needs a password)")
+        pages = [Page(name, number, normalise(page.extract_text() or ""))
+                 for number, page in enumerate(reader.pages, start=1)]
+    except DocumentError:
+        raise
     except Exception as exc:  # noqa: BLE001 - a broken guide must not stop the others from loading
-        raise ValueError(f"unreadable PDF ({type(exc).__name__}: {exc})") from exc
+        raise DocumentError("unreadable", f"unreadable PDF ({type(exc).__name__}: {exc})") from exc
+    return _with_text(pages)
+
+
+def _with_text(pages: list[Page]) -> list[Page]:
+    pages = [p for p in pages if p.text]
     if not pages:
-        raise ValueError("no extractable text (empty or scanned)")
+        raise DocumentError("no_text", "no extractable text (empty or scanned)")
     return pages
 
 
+class _Sections(HTMLParser):
+    """HTML → text per section; a level-1 or level-2 heading starts a new section."""
+
+    _SKIP = {"script", "style", "head", "template", "noscript"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.sections: list[list[str]] = [[]]
+        self._skipping = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self._SKIP:
+            self._skipping += 1
+        elif tag in ("h1", "h2") and any(t.strip() for t in self.sections[-1]):
+            self.sections.append([])
+        self.sections[-1].append(" ")  # every tag separates words ("a<br>b", "</td><td>")
+
+    def handle_endtag(self, tag):
+        if tag in self._SKIP and self._skipping:
+            self._skipping -= 1
+        self.sections[-1].append(" ")
+
+    def handle_data(self, data):
+        if not self._skipping:
+            self.sections[-1].append(data)
+
+
+def html_pages(name: str, html: str) -> list[Page]:
+    """The sections of an HTML text as pages (1-based), empty ones dropped."""
+    parser = _Sections()
+    parser.feed(html)
+    parser.close()
+    return _with_text([Page(name, n, normalise("".join(parts))) for n, parts in enumerate(parser.sections, 1)])
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError("unreadable", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def guide_type(name: str) -> str:
+    """``pdf``, ``markdown`` or ``html`` by the name's suffix; another suffix is ``unsupported_type``."""
+    suffix = Path(name).suffix.lower()
+    if suffix not in GUIDE_TYPES:
+        raise DocumentError("unsupported_type", f"{suffix or 'no suffix'}: guides are PDF (.pdf), Markdown "
+                            "(.md) or HTML (.html)")
+    return GUIDE_TYPES[suffix]
+
+
+def read_document(path: Path, name: str | None = None) -> list[Page]:
+    """The pages of one guide file, cited as ``name`` (default the file's name), whose suffix says its
+    type (``GUIDE_TYPES``). Raises ``DocumentError`` when it cannot be indexed."""
+    name = name or path.name
+    kind = guide_type(name)
+    if kind == "pdf":
+        return read_pdf(path, name)
+    if kind == "markdown":
+        from markdown_it import MarkdownIt
+
+        # CommonMark with tables; raw HTML inside the Markdown is parsed as HTML like the rest.
+        return html_pages(name, MarkdownIt("commonmark").enable("table").render(_read_text(path)))
+    return html_pages(name, _read_text(path))
+
+
 def guide_files(guides_dir: Path) -> list[Path]:
-    """The PDF files of a guide directory, sorted; a missing or PDF-less directory is a
-    ``GuideError``."""
+    """The guide files (PDF, Markdown, HTML) of a guide directory, sorted; a missing directory or
+    one without guide files is a ``GuideError``."""
     guides_dir = Path(guides_dir)
     if not guides_dir.is_dir():
         raise GuideError(f"guide directory {guides_dir} does not exist")
-    files = sorted(p for p in guides_dir.iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
+    files = sorted(p for p in guides_dir.iterdir() if p.is_file() and p.suffix.lower() in GUIDE_TYPES)
     if not files:
-        raise GuideError(f"guide directory {guides_dir} holds no PDF files")
+        raise GuideError(f"guide directory {guides_dir} holds no guide files (PDF, Markdown, HTML)")
     return files
 
 
 def load_guides(guides_dir: Path) -> tuple[list[Page], list[Skipped]]:
-    """Read every PDF in ``guides_dir``. Bad files are logged by name and returned as skipped;
+    """Read every guide file in ``guides_dir``. Bad files are logged by name and returned as skipped;
     if no file is usable the directory is a ``GuideError``."""
     pages: list[Page] = []
     skipped: list[Skipped] = []
     files = guide_files(guides_dir)
     for path in files:
         try:
-            pages.extend(read_pdf(path))
-        except ValueError as exc:
+            pages.extend(read_document(path))
+        except DocumentError as exc:
             log.warning("skipping guide %s: %s", path.name, exc)
             skipped.append(Skipped(path.name, str(exc)))
     if not pages:
         reasons = "; ".join(f"{s.file}: {s.reason}" for s in skipped)
-        raise GuideError(f"none of the {len(files)} PDF files in {guides_dir} could be read ({reasons})")
+        raise GuideError(f"none of the {len(files)} guide files in {guides_dir} could be read ({reasons})")
     return pages, skipped
 
 

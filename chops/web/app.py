@@ -39,19 +39,17 @@ def _token_secret(settings: Settings) -> str:
     return secrets.token_hex(32)
 
 
-def _build_index(settings: Settings):
-    from chops.retrieval import GuideIndex
-
-    return GuideIndex.load_or_build(settings.guides_dir, settings)
-
-
 def create_app(settings: Settings | None = None, *, llm=None, engine=None, index=BUILD) -> Flask:
     """Build the app. ``settings`` default to the environment; ``llm``, ``engine`` and ``index`` are
-    built from the settings unless given (pass ``index=None`` to run without guide retrieval)."""
+    built from the settings unless given (pass ``index=None`` to run without guide retrieval). The built
+    index is the guide library in the data directory, which staff change through ``/v1/staff/guides``."""
     from apis.db import make_engine
     from apis.service import Api
     from chops.conversation import ConversationService
+    from chops.desk import Desk, EventHub, Presence
+    from chops.memory import build_memory
     from chops.pipeline import Agent
+    from chops.retrieval import GuideLibrary
     from chops.store import ConversationStore
     from chops.telemetry import exporter_from_settings
 
@@ -63,14 +61,19 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
 
         llm = build_llm(settings)
     if index is BUILD:
-        index = _build_index(settings)
+        index = GuideLibrary.for_service(settings)
     api = Api(engine)
     store = ConversationStore(engine, api=api)
     secret = _token_secret(settings)
-    agent = Agent(api, llm, settings, index, approvals=store)
+    # The console lists and deletes remembered solutions whether or not the agent uses them now.
+    memory = build_memory(settings, engine, index)
+    agent = Agent(api, llm, settings, index, approvals=store, memory=memory if settings.memory_enabled else None)
+    hub = EventHub(engine, settings.event_poll_s)
+    desk, presence = Desk(engine, on_event=hub.notify), Presence(engine, settings.staff_presence_s)
     svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api, agent=agent, store=store,
-                   conversations=ConversationService(store, agent),
-                   metrics=Metrics(turn_exporter=exporter_from_settings(settings)), secret=secret)
+                   memory=memory, conversations=ConversationService(store, agent, desk=desk, presence=presence),
+                   metrics=Metrics(turn_exporter=exporter_from_settings(settings)), secret=secret,
+                   guides=index if isinstance(index, GuideLibrary) else None, desk=desk, hub=hub, presence=presence)
     if settings.warm_on_start and getattr(llm, "warmable", False):
         svc.warm = Warmup(agent)
 
@@ -89,10 +92,14 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     )
     app.extensions["chops"] = svc
 
-    from chops.web import chat, console, ops, widget
+    from chops.web import analytics, chat, console, console_desk, guides, live, ops, staff_api, widget
+    # These add their pages to console.bp when imported.
+    from chops.web import console_guides, console_operations  # noqa: F401
 
-    for blueprint in (chat.bp, console.bp, ops.bp, widget.bp):
+    for blueprint in (chat.bp, live.bp, staff_api.bp, console.bp, console_desk.bp, guides.bp, ops.bp, widget.bp,
+                      analytics.ratings_bp, analytics.bp, analytics.dashboard_bp):
         app.register_blueprint(blueprint)
     register_error_handlers(app)
     install_request_metrics(app, svc.metrics)
+    analytics.register_outcome_gauges(svc.metrics.registry, engine, settings.abandon_after_s)
     return app

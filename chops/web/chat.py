@@ -19,10 +19,13 @@ from typing import Any
 import sqlalchemy as sa
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 
+from chops.desk import DeskError
+from chops.desk.log import MESSAGE_KINDS, recent_events
 from chops.i18n import reply_language
 from chops.llm import LLMError
 from chops.pipeline.replies import error_reply
 from chops.web.services import Services, services
+from chops.web.desk_views import desk_error, event_payload, iso, state_payload
 from chops.web.errors import ApiError, database_unavailable
 from chops.web.schemas import NICKNAME_MAX, CreateConversation, PostMessage, parse_body
 from chops.web.tokens import TokenError, checks_from, sign_token, verify_token
@@ -36,11 +39,11 @@ _PUBLIC_EVENT_FIELDS = ("iteration", "route", "operation", "passed", "queued", "
 
 
 @bp.after_request
-def _cors(response):
+def allow_cross_origin(response):
     """The widget runs on the host site's origin. Authorisation is the bearer token (no cookies), so
     allowing any origin exposes nothing a token holder could not already do."""
     response.headers["Access-Control-Allow-Origin"] = "*"
-    response.headers["Access-Control-Allow-Headers"] = "Content-Type, Authorization, Accept"
+    response.headers["Access-Control-Allow-Headers"] = "Content-Type, Authorization, Accept, Last-Event-ID"
     response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
     return response
 
@@ -132,16 +135,12 @@ def create_conversation():
     return resp
 
 
-def _iso(value: Any) -> Any:
-    return value.isoformat() if hasattr(value, "isoformat") else value
-
-
 def turn_payload(turn: Any, *, turn_id: int | None = None, seq: int | None = None) -> dict:
     """What the user sees of one turn (a ``TurnResult`` or a stored ``TurnRecord``)."""
     return {
         "turn_id": turn_id if turn_id is not None else _get(turn, "id"),
         "seq": seq if seq is not None else _get(turn, "seq"),
-        "created_at": _iso(_get(turn, "created_at")),
+        "created_at": iso(_get(turn, "created_at")),
         "user_text": _get(turn, "user_text"),
         "reply": _get(turn, "reply"),
         "route": _get(turn, "route"),
@@ -157,13 +156,16 @@ def turn_payload(turn: Any, *, turn_id: int | None = None, seq: int | None = Non
 
 @bp.get("/conversations/<conversation_id>")
 def get_conversation(conversation_id: str):
-    """The conversation's turns, oldest first (replies only; the traces are for staff)."""
+    """The conversation's turns, oldest first (replies only; the traces are for staff), its state and
+    the messages exchanged with staff."""
     svc = services()
     conv = authorized_conversation(svc, conversation_id)
     turns = [turn_payload(t) for t in svc.store.history(conversation_id)]
+    messages = [event_payload(e) for e in recent_events(svc.engine, conversation_id, MESSAGE_KINDS, 500)]
     return jsonify(id=conversation_id, nickname=_get(conv, "nickname"), channel=_get(conv, "channel"),
-                   created_at=_iso(_get(conv, "created_at")), updated_at=_iso(_get(conv, "updated_at")),
-                   turns=turns)
+                   created_at=iso(_get(conv, "created_at")), updated_at=iso(_get(conv, "updated_at")),
+                   state=state_payload(svc.desk.state(conversation_id), svc.presence.anyone_active()),
+                   turns=turns, messages=messages)
 
 
 def _wants_stream() -> bool:
@@ -239,24 +241,39 @@ def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nick
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-@bp.post("/conversations/<conversation_id>/messages")
-def post_message(conversation_id: str):
-    """Answer one message; JSON by default, Server-Sent Events with ``Accept: text/event-stream``."""
-    svc = services()
-    conv = authorized_conversation(svc, conversation_id)
+def message_text(svc: Services) -> str:
+    """The ``text`` of a JSON message body: 413 ``message_too_long`` over the limit, 400 when blank."""
     body = parse_body(PostMessage, json_body())
     limit = svc.settings.max_message_chars
     if len(body.text) > limit:
         raise ApiError(413, "message_too_long", f"a message holds at most {limit} characters", limit=limit)
     if not body.text.strip():
         raise ApiError(400, "invalid_field", "the field 'text' is blank", field="text")
+    return body.text
+
+
+@bp.post("/conversations/<conversation_id>/messages")
+def post_message(conversation_id: str):
+    """Answer one message; JSON by default, Server-Sent Events with ``Accept: text/event-stream``."""
+    svc = services()
+    conv = authorized_conversation(svc, conversation_id)
+    text = message_text(svc)
     nickname = _get(conv, "nickname")
+    try:
+        held = svc.conversations.hold(conversation_id, nickname, text)
+    except DeskError as exc:
+        raise desk_error(exc) from None
+    if held is not None:  # staff have the conversation: stored for them, no model is called
+        resp = jsonify(handled_by="staff", event=event_payload(held[0]),
+                       state=state_payload(held[1], svc.presence.anyone_active()))
+        resp.status_code = 202
+        return resp
     lock = svc.conversation_lock(conversation_id)
     if not lock.acquire(blocking=False):
         raise ApiError(409, "conversation_busy", "the previous message of this conversation is still being answered")
     if _wants_stream():
-        return _stream_turn(svc, lock, conversation_id, nickname, body.text)
+        return _stream_turn(svc, lock, conversation_id, nickname, text)
     try:
-        return jsonify(run_turn(svc, conversation_id, nickname, body.text))
+        return jsonify(run_turn(svc, conversation_id, nickname, text))
     finally:
         lock.release()

@@ -1,7 +1,9 @@
 """The support staff console: server-rendered pages over the conversation store and the audit log.
 
-Staff sign in with ``CHOPS_STAFF_API_KEY`` on the login form (a session cookie follows), or send it
-as the ``X-Staff-Key`` header (scripts). In demo mode without a staff key the console is open.
+Staff sign in with their named account (``chops staff add``) on the login form (a session cookie
+follows; the account is re-checked on every request, so disabling it ends its sessions). Scripts send
+the shared ``CHOPS_STAFF_API_KEY`` as the ``X-Staff-Key`` header, naming the acting member (an enabled
+account) in ``X-Staff-Name``. In demo mode without a staff key the console is open.
 Every form carries a per-session CSRF token because the session cookie alone authorises a POST.
 """
 
@@ -13,35 +15,57 @@ import secrets
 from typing import Any
 
 import sqlalchemy as sa
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, session, url_for
 
+from chops.staff_accounts import StaffAccounts
 from chops.web.console_filters import ConversationFilter, FilterError, choices, find_conversations
 from chops.web.services import services
 
 bp = Blueprint("console", __name__, url_prefix="/console", template_folder="templates")
 
-STAFF_NAME_MAX = 64
 _OPEN_ENDPOINTS = {"console.login"}
+_UNSET = object()
+
+
+def staff_accounts() -> StaffAccounts:
+    """The staff accounts of this app's database."""
+    return StaffAccounts(services().engine)
 
 
 def _header_staff() -> str | None:
+    """A script's acting member: the right ``X-Staff-Key`` and, when ``X-Staff-Name`` is sent, that
+    enabled account's name ("api-key" without a name); None otherwise."""
     key = services().settings.staff_api_key
     sent = request.headers.get("X-Staff-Key")
-    if key and sent and hmac.compare_digest(sent.encode(), key.encode()):
+    if not (key and sent and hmac.compare_digest(sent.encode(), key.encode())):
+        return None
+    name = request.headers.get("X-Staff-Name")
+    if name is None:
         return "api-key"
-    return None
+    account = staff_accounts().active(name)
+    return account.name if account is not None else None
 
 
-def current_staff() -> str | None:
-    """The signed-in staff member's name, or None."""
+def _current_staff() -> str | None:
     settings = services().settings
     if (name := _header_staff()) is not None:
         return name
     if session.get("staff"):
-        return session["staff"]
+        if staff_accounts().active(session["staff"]) is not None:
+            return session["staff"]
+        session.clear()  # the account was disabled (or removed) since sign-in
     if settings.demo_mode and not settings.staff_api_key:
         return "demo-staff"
     return None
+
+
+def current_staff() -> str | None:
+    """The acting staff member's name (their account name; "api-key" for the shared key without
+    ``X-Staff-Name``; "demo-staff" in open demo mode), or None. Looked up once per request."""
+    name = g.get("chops_staff", _UNSET)
+    if name is _UNSET:
+        name = g.chops_staff = _current_staff()
+    return name
 
 
 def csrf_token() -> str:
@@ -71,19 +95,19 @@ def _require_staff():
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
-    """The staff login form; a right key starts a session."""
-    settings = services().settings
+    """The staff login form: a named account's name and password start a fresh session."""
     error = None
     if request.method == "POST":
-        key = request.form.get("key", "")
-        name = (request.form.get("name") or "staff").strip()[:STAFF_NAME_MAX] or "staff"
-        if settings.staff_api_key and hmac.compare_digest(key.encode(), settings.staff_api_key.encode()):
+        account = staff_accounts().authenticate(request.form.get("name", "").strip(), request.form.get("password", ""))
+        if account is not None:
+            # A new session: nothing of the one before sign-in (its CSRF token included) carries over.
             session.clear()
-            session["staff"] = name
+            session["staff"] = account.name
+            g.pop("chops_staff", None)
             nxt = request.args.get("next", "")
             # Only local paths: an open redirect would hand the fresh session to another site.
             return redirect(nxt if nxt.startswith("/console") else url_for("console.index"))
-        error = "wrong key" if settings.staff_api_key else "the console is disabled: set CHOPS_STAFF_API_KEY"
+        error = "wrong name or password"  # one message for every failure: no hint which names exist
     return render_template("console/login.html", error=error), (401 if error else 200)
 
 
@@ -188,7 +212,7 @@ def _decide(approval_id: int, approve: bool):
 def notify_user(approval) -> None:
     """Append the staff decision to the user's conversation as a reply-only turn (empty user text),
     so the user sees it in the widget and the pipeline sees it in the history."""
-    from apis.outcomes import OperationResult
+    from apis.outcomes import PlanResult
     from apis.registry import OPERATIONS
     from chops.i18n import reply_language
     from chops.pipeline import TurnResult
@@ -199,10 +223,12 @@ def notify_user(approval) -> None:
     result = approval.result or {}
     # In the language the user wrote in (the newest of their messages that shows one).
     lang = reply_language(t.user_text for t in reversed(services().store.history(approval.conversation_id)))
-    text = staff_decision_reply(OPERATIONS[approval.operation], approval.args or {}, approval.status,
-                                OperationResult.model_validate(result) if result else None, approval.note, lang)
+    steps = [(OPERATIONS[s.operation], s.args) for s in approval.steps]
+    text = staff_decision_reply(steps, approval.status, PlanResult.model_validate(result) if result else None,
+                                approval.note, lang)
     services().store.append_turn(approval.conversation_id, "", TurnResult(
         reply=text, operation=approval.operation, args=approval.args,
+        steps=[{"operation": s.operation, "args": s.args} for s in approval.steps],
         outcome=result.get("outcome") if approval.status != "rejected" else None,
         committed=bool(result.get("committed")),
         trace={"staff_decision": {"approval_id": approval.id, "status": approval.status,
@@ -211,7 +237,7 @@ def notify_user(approval) -> None:
 
 @bp.post("/approvals/<int:approval_id>/approve")
 def approve(approval_id: int):
-    """Commit the queued write through ``Api.call`` with its stored idempotency key."""
+    """Commit the queued write (every step of its plan, atomically) with its stored idempotency key."""
     return _decide(approval_id, True)
 
 
@@ -221,6 +247,29 @@ def reject(approval_id: int):
     return _decide(approval_id, False)
 
 
+# --- solution memory ---------------------------------------------------------------------
+
+@bp.get("/memory")
+def memory():
+    """The remembered solutions (``?status=live|deleted|all``), newest first, each with a Delete button."""
+    status = request.args.get("status", "live")
+    if status not in ("live", "deleted", "all"):
+        abort(400, "status is live, deleted or all")
+    entries = services().memory.entries(None if status == "all" else status)
+    return render_template("console/memory.html", entries=entries, status=status,
+                           enabled=services().settings.memory_enabled)
+
+
+@bp.post("/memory/<int:solution_id>/delete")
+def delete_solution(solution_id: int):
+    """Delete a remembered solution: it is never shown as a demonstration again."""
+    if services().memory.delete(solution_id, staff=current_staff()):
+        flash(f"solution #{solution_id} deleted", "ok")
+    else:
+        flash(f"solution #{solution_id}: no such live solution", "error")
+    return redirect(url_for("console.memory"))
+
+
 # --- audit log and policies --------------------------------------------------------------
 
 AUDIT_PAGE = 100
@@ -228,10 +277,13 @@ AUDIT_PAGE = 100
 
 @bp.get("/audit")
 def audit():
-    """The audit log, newest first (``?before=<id>`` pages back)."""
-    from apis.tables import audit_log
+    """The audit log, newest first (``?before=<id>`` pages back); ``actor`` is the staff member who
+    committed a write for the user (None: the user's own request)."""
+    from apis.tables import audit_actor, audit_log
 
-    query = sa.select(audit_log).order_by(audit_log.c.id.desc()).limit(AUDIT_PAGE)
+    query = (sa.select(audit_log, audit_actor.c.actor)
+             .select_from(audit_log.outerjoin(audit_actor, audit_actor.c.audit_id == audit_log.c.id))
+             .order_by(audit_log.c.id.desc()).limit(AUDIT_PAGE))
     before = request.args.get("before", type=int)
     if before is not None:
         query = query.where(audit_log.c.id < before)

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from apis import tables as t
 from apis.outcomes import Outcome
+from chops.records import PARTIAL
 
 PAGE = 50
 
@@ -81,4 +82,4 @@ def choices(engine: Any) -> dict[str, list[str]]:
     with engine.connect() as conn:
         routes = [r for (r,) in conn.execute(sa.select(t.turn.c.route).distinct().where(t.turn.c.route.is_not(None))
                                              .order_by(t.turn.c.route))]
-    return {"routes": routes, "outcomes": [o.value for o in Outcome]}
+    return {"routes": routes, "outcomes": [o.value for o in Outcome] + [PARTIAL]}

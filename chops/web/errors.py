@@ -1,22 +1,36 @@
 """JSON errors with stable codes: raised anywhere in a request, rendered by one handler.
 
-Every error body is ``{"error": {"code": "<stable code>", "message": "<for people>"}}``. Codes:
+Every error body is ``{"error": {"code": "<stable code>", "message": "<for people>"}}``. A refused
+guide file changes nothing: the index keeps its version and content. Codes:
 
 | status | code | when |
 |---|---|---|
 | 400 | ``malformed_json`` | the body is not a JSON object |
 | 400 | ``missing_field`` / ``invalid_field`` | a required field is absent / has the wrong type or is empty |
+| 400 | ``invalid_date_range`` | analytics ``from``/``to`` malformed, reversed or longer than a year |
 | 401 | ``token_missing`` / ``token_invalid`` / ``token_expired`` | user authentication failed |
+| 401 | ``staff_required`` | a staff endpoint without the staff key or a console session |
 | 403 | ``forbidden`` | the token belongs to another user or conversation |
 | 403 | ``demo_mode_off`` | an unsigned ``nickname`` was sent while demo mode is off |
+| 403 | ``csrf_failed`` | a console session's staff POST (guides, desk) without its CSRF token (``X-CSRF-Token``) |
 | 404 | ``conversation_not_found`` / ``not_found`` | unknown conversation id / route |
+| 404 | ``guide_not_found`` | no guide of that name |
+| 404 | ``turn_not_found`` | a rating for a turn that is not an agent answer of that conversation |
 | 405 | ``method_not_allowed`` | |
 | 409 | ``conversation_busy`` | another message of the same conversation is being answered |
+| 409 | ``guide_exists`` | a guide upload (POST) under a name that exists: replace it with PUT |
+| 409 | ``already_claimed`` | another staff member holds the conversation |
+| 409 | ``invalid_state`` | the conversation's state does not allow that (e.g. releasing one nobody claimed) |
+| 409 | ``conversation_closed`` | a message to a closed conversation (start a new one) |
 | 413 | ``message_too_long`` / ``body_too_large`` | text over ``max_message_chars`` / body over the limit |
+| 413 | ``too_large`` | a guide file over the guide_max_bytes setting |
 | 415 | ``unsupported_media_type`` | the body is not ``application/json`` |
+| 415 | ``unsupported_type`` | a guide file that is not PDF (.pdf), Markdown (.md) or HTML (.html) |
+| 422 | ``encrypted`` / ``no_text`` / ``unreadable`` | a guide file with a password / without extractable text / damaged or not UTF-8 |
 | 503 | ``model_unavailable`` | the model is down, timed out or gave unusable output; nothing was stored |
 | 503 | ``database_unavailable`` | the database cannot be reached; nothing half-written, retry later |
-| 503 | ``not_configured`` | no ``CHOPS_SECRET_KEY`` to verify tokens with |
+| 503 | ``not_configured`` | no ``CHOPS_SECRET_KEY`` to verify tokens with / no guide library |
+| 503 | ``embedder_unavailable`` | the embedding model failed during a guide re-index; the guides are unchanged |
 | 500 | ``internal_error`` | a bug; logged with its traceback (should never be seen) |
 """
 

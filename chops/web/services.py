@@ -23,10 +23,15 @@ class Services:
     api: Any
     agent: Any
     store: Any
+    memory: Any  # chops.memory.SolutionMemory
     conversations: Any  # chops.conversation.ConversationService
     metrics: Any  # chops.web.metrics.Metrics
     secret: str  # HS256 key of user and conversation JWTs
+    desk: Any = None  # chops.desk.Desk: conversation states and staff messages
+    hub: Any = None  # chops.desk.EventHub: wakes this process's event streams
+    presence: Any = None  # chops.desk.Presence: when staff were last active
     warm: Any = None  # chops.web.warmup.Warmup, when the model is warmed at start-up
+    guides: Any = None  # chops.retrieval.GuideLibrary, when the index is the service's guide library
     conversation_locks: dict[str, threading.Lock] = field(default_factory=dict)
     locks_guard: threading.Lock = field(default_factory=threading.Lock)
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import jwt
 import pytest
 
-from tests.unit.pipeline_support import member, verdict
-from tests.unit.web_support import (SECRET, STAFF_KEY, LiveServer, echo_answer, make_app, script_passed_write,
-                                    script_profile_answer, script_queued_write)
+from tests.unit.pipeline_support import member, to_profile, verdict
+from tests.unit.web_support import (SECRET, STAFF_PASSWORD, LiveServer, add_staff, echo_answer, make_app,
+                                    script_passed_write, script_profile_answer, script_queued_write)
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +89,7 @@ def test_the_widget_from_a_host_site_jwt(sqlite_url, browser, shoot):
 
         # 1. While the model works the typing indicator shows; the user's markup stays text.
         gate = threading.Event()
-        llm.enqueue("classifier", {"route": "own_fact"})
+        to_profile(llm)
         llm.enqueue("executor", lambda messages, schema: (gate.wait(20), echo_answer(messages, schema))[1])
         llm.enqueue("verifier", verdict(9))
         question = "<img src=x onerror=\"document.title='pwned'\"><b>What</b> is my upload limit?"
@@ -183,6 +183,7 @@ def test_chat_then_approve_the_queued_write_in_the_console(sqlite_url, browser, 
     from playwright.sync_api import expect
 
     app, llm, engine = make_app(sqlite_url, demo_mode=True)
+    add_staff(app, "erin", "Erin Staff")
     script_profile_answer(llm)
     script_queued_write(llm, 40)
     with LiveServer(app) as srv:
@@ -208,8 +209,8 @@ def test_chat_then_approve_the_queued_write_in_the_console(sqlite_url, browser, 
 
         staff = browser.new_page(viewport={"width": 1280, "height": 900})
         staff.goto(f"{srv.url}/console/")
-        staff.fill("input[name=name]", "Erin Staff")
-        staff.fill("input[name=key]", STAFF_KEY)
+        staff.fill("input[name=name]", "erin")
+        staff.fill("input[name=password]", STAFF_PASSWORD)
         staff.click("button[type=submit]")
         staff.fill("input[name=user]", "leader")
         staff.select_option("select[name=route]", "system")

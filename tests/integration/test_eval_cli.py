@@ -46,6 +46,8 @@ def respond(messages, schema):
     """A literal-minded model: keyword rules over the prompt, per requested schema."""
     name, text = schema.__name__, _request(messages)
     everything = "\n".join(c for _, c in messages)
+    if name == "SmallTalkGate":
+        return {"route": "about_the_platform"}
     if name == "Level1Decision":
         return {"route": "own_fact" if "problems left" in text or "remaining problems" in text else "something_else"}
     if name == "Level2Decision":
@@ -62,10 +64,10 @@ def respond(messages, schema):
         return {"source": 1, "answer": "No, not after the deadline." if late else "I could not find this."}
     if name == "AnswerOrOperation" and not re.search(r"subject|problem i view", text):
         return {"call": {"operation": "AnswerDirectly", "answer": "No, not after the deadline."}}
-    if name in ("OperationCall", "AnswerOrOperation"):
+    if name in ("OperationPlan", "AnswerOrOperation"):
         subject = re.search(r"(?:subject|problem)[^0-9]*(\d+)", text)
-        return {"call": {"operation": "ChangeAllTypesMarkingSubject",
-                         "args": {"SubjectIndex": int(subject[1]) if subject else None}}}
+        call = {"operation": "ChangeAllTypesMarkingSubject", "args": {"SubjectIndex": int(subject[1]) if subject else None}}
+        return {"calls": [call]} if name == "OperationPlan" else {"call": call}
     if name == "Verdict":
         return {"reason": "The proposal matches the request.", "score": 9}
     if name == "JudgeVerdict":
@@ -141,3 +143,23 @@ def test_eval_ablate_command_side_by_side(cphos_dir, tmp_path, env):
     assert summaries["cev_2level"]["relative_cost"] > 1.0  # classifier + verifier calls on top
     assert summaries["executor_only"]["by_role"].keys() == {"executor"}
     assert "| executor_only |" in res.output and (out / "accuracy_vs_cost.png").is_file()
+
+
+def test_eval_ablate_configurations_run_as_streams_over_orders(cphos_dir, tmp_path, env):
+    qa = subset_qa(cphos_dir, tmp_path / "qa")
+    out = tmp_path / "eco"
+    args = ["eval", "ablate", "--dataset", str(cphos_dir), "--qa", str(qa), "--only", "system",
+            "--configurations", "1.5b,hierarchy+demos", "--orders", "2", "--out", str(out), "--quiet"]
+    res = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    summaries = {s["configuration"]: s for s in json.loads((out / "ecoassistant.json").read_text())}
+    assert set(summaries) == {"1.5b", "hierarchy+demos"} and summaries["1.5b"]["relative_cost"] == 1.0
+    assert summaries["1.5b"]["demonstrations"]["per_request"] == 0
+    assert (out / "hierarchy+demos" / "order-2" / "work" / "memory.db").is_file()
+    assert not (out / "1.5b" / "order-1" / "work" / "memory.db").exists()
+    orders = [[json.loads(line)["case_id"] for line in (out / "1.5b" / f"order-{n}" / "results.jsonl").open()]
+              for n in (1, 2)]
+    assert sorted(orders[0]) == sorted(orders[1])  # the same cases, each order its own shuffle
+    assert "| hierarchy+demos |" in res.output and (out / "stream.png").stat().st_size > 1000
+    bad = CliRunner().invoke(main, args[:-5] + ["--configurations", "huge", "--out", str(out)])
+    assert bad.exit_code == 2 and "unknown configuration" in bad.output

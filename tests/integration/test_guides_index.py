@@ -1,4 +1,5 @@
-"""The saved index and its manifest: reuse when current, rebuild when anything changed."""
+"""A guide folder's saved index and its manifest: reuse when current, re-embed only what changed,
+rebuild when the embedder, the chunk sizes or the saved files changed."""
 
 from __future__ import annotations
 
@@ -8,36 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fpdf import FPDF
 
 from chops.retrieval import GuideIndex, index_dir_for
-from chops.retrieval.embedders import l2_normalise
 from chops.settings import REPO_ROOT, get_settings
-
-
-class HashEmbedder:
-    """Bag of hashed words: fast, deterministic, enough to find exact wording."""
-
-    def __init__(self, name: str = "fake-hash"):
-        self.name = name
-        self.calls = 0
-
-    def embed(self, texts):
-        self.calls += 1
-        rows = np.zeros((len(texts), 512), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                rows[i, sum(map(ord, word.strip(".,?!:"))) % 512] += 1
-        return l2_normalise(rows)
-
-
-def write_pdf(path: Path, *pages: str) -> None:
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    for text in pages:
-        pdf.add_page()
-        pdf.multi_cell(0, 6, text)
-    pdf.output(str(path))
+from tests.integration.guide_support import HashEmbedder, write_pdf
 
 
 @pytest.fixture
@@ -52,15 +27,20 @@ def settings(tmp_path):
     return get_settings(data_dir=tmp_path / "data")
 
 
+def live(where: Path) -> Path:
+    """The live version's directory of the library at ``where``."""
+    return where / "versions" / (where / "CURRENT").read_text()
+
+
 def test_build_saves_then_reuses(guides, settings):
     first = GuideIndex.load_or_build(guides, settings, HashEmbedder())
     where = index_dir_for(guides, settings)
-    manifest = json.loads((where / "manifest.json").read_text())
+    manifest = json.loads((live(where) / "manifest.json").read_text())
     assert first.rebuilt and where.parent == settings.data_dir / "indexes"
-    assert manifest["embedder"] == "fake-hash"
+    assert manifest["embedder"] == "fake-hash" and manifest["version"] == first.version == "v000001"
     assert manifest["chunk_sizes"] == {"short": 300, "long": 1200}
-    assert set(manifest["files"]) == {"faq.pdf", "user-guide.pdf"}
-    assert all(len(h) == 64 for h in manifest["files"].values())
+    assert set(manifest["documents"]) == {"faq.pdf", "user-guide.pdf"}
+    assert all(len(d["sha256"]) == 64 and d["type"] == "pdf" for d in manifest["documents"].values())
 
     embedder = HashEmbedder()
     second = GuideIndex.load_or_build(guides, settings, embedder)
@@ -69,11 +49,16 @@ def test_build_saves_then_reuses(guides, settings):
     assert second.search("Is there a fee for the exam?", k=1, size="short")[0].file == "faq.pdf"
 
 
-def test_changed_guide_rebuilds_and_serves_the_new_text(guides, settings):
-    GuideIndex.load_or_build(guides, settings, HashEmbedder())
+def test_changed_guide_is_the_only_one_embedded_again(guides, settings):
+    first = GuideIndex.load_or_build(guides, settings, HashEmbedder())
     write_pdf(guides / "faq.pdf", "Q: Is there a fee for the exam? A: Yes, a fee of 5 zorkmids per student.")
-    index = GuideIndex.load_or_build(guides, settings, HashEmbedder())
-    assert index.rebuilt
+    embedder = HashEmbedder()
+    index = GuideIndex.load_or_build(guides, settings, embedder)
+    assert index.rebuilt and index.version == "v000002"
+    faq_chunks = [c.text for size in ("short", "long") for c in index.chunks[size] if c.file == "faq.pdf"]
+    assert embedder.texts == faq_chunks  # user-guide.pdf was not parsed or embedded again
+    assert [c.text for c in index.chunks["long"] if c.file == "user-guide.pdf"] == \
+        [c.text for c in first.chunks["long"] if c.file == "user-guide.pdf"]
     top = index.search("Is there a fee for the exam?", k=1, size="short")[0]
     assert "zorkmids" in top.text and (top.file, top.page) == ("faq.pdf", 1)
 
@@ -82,7 +67,7 @@ def test_added_and_removed_guides_rebuild(guides, settings):
     GuideIndex.load_or_build(guides, settings, HashEmbedder())
     write_pdf(guides / "extra.pdf", "Arbiters settle disputed marks.")
     added = GuideIndex.load_or_build(guides, settings, HashEmbedder())
-    assert added.rebuilt and "extra.pdf" in added.manifest["files"]
+    assert added.rebuilt and "extra.pdf" in added.manifest["documents"]
     (guides / "extra.pdf").unlink()
     removed = GuideIndex.load_or_build(guides, settings, HashEmbedder())
     assert removed.rebuilt and "extra.pdf" not in {c.file for c in removed.chunks["short"]}
@@ -99,19 +84,16 @@ def test_other_embedder_or_chunk_size_rebuilds(guides, settings, change):
     assert max(len(c.text) for c in index.chunks["short"]) <= (200 if change == "chunk_size" else 300)
 
 
-def test_foreign_or_damaged_index_rebuilds(guides, settings):
+def test_damaged_index_rebuilds(guides, settings):
     GuideIndex.load_or_build(guides, settings, HashEmbedder())
     where = index_dir_for(guides, settings)
-    manifest = json.loads((where / "manifest.json").read_text())
-    manifest["guides_dir"] = "/somewhere/else"  # e.g. a data directory copied from another checkout
-    (where / "manifest.json").write_text(json.dumps(manifest))
+    np.save(live(where) / "long.vectors.npy", np.zeros((1, 512), dtype=np.float32))  # wrong row count
     assert GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
-
-    np.save(where / "long.vectors.npy", np.zeros((1, 512), dtype=np.float32))  # wrong row count
+    (live(where) / "short.chunks.json").write_text("{not json")
     assert GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
-    (where / "short.chunks.json").write_text("{not json")
-    assert GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
-    assert not GuideIndex.load_or_build(guides, settings, HashEmbedder()).rebuilt
+    again = GuideIndex.load_or_build(guides, settings, HashEmbedder())
+    assert not again.rebuilt and again.search("Is there a fee for the exam?", k=1, size="short")[0].file == "faq.pdf"
+    assert len(list((where / "versions").iterdir())) == 2  # older versions are cleaned up
 
 
 def test_skipped_file_is_recorded_and_its_repair_rebuilds(guides, settings):

@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
-from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 
 from chops.retrieval.ingest import GuideError, chunk_pages, load_guides, read_pdf
 from chops.settings import REPO_ROOT
+from tests.integration.guide_support import write_encrypted_pdf, write_pdf
 
 GUIDES = REPO_ROOT / "guides"
-
-
-def make_pdf(path: Path, pages: list[str]) -> Path:
-    """A PDF with one page per string (an empty string makes a blank page)."""
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    for text in pages:
-        pdf.add_page()
-        if text:
-            pdf.multi_cell(0, 6, text)
-    pdf.output(str(path))
-    return path
 
 
 def test_demo_guides_pages_files_and_faq(tmp_path):
@@ -69,14 +56,10 @@ def test_cphos_guides_read_with_page_numbers(cphos_dir):
 
 
 def test_bad_pdfs_are_skipped_by_name(tmp_path):
-    make_pdf(tmp_path / "good.pdf", ["Uploads close at the deadline."])
+    write_pdf(tmp_path / "good.pdf", "Uploads close at the deadline.")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
-    make_pdf(tmp_path / "blank.pdf", ["", ""])
-    writer = PdfWriter(clone_from=make_pdf(tmp_path / "plain.pdf", ["A secret page."]))
-    writer.encrypt(user_password="secret", owner_password="owner")
-    with open(tmp_path / "locked.pdf", "wb") as fh:
-        writer.write(fh)
-    (tmp_path / "plain.pdf").unlink()
+    write_pdf(tmp_path / "blank.pdf", "", "")
+    write_encrypted_pdf(tmp_path / "locked.pdf", "A secret page.")
     (tmp_path / "notes.txt").write_text("not a guide")
 
     pages, skipped = load_guides(tmp_path)
@@ -89,7 +72,7 @@ def test_bad_pdfs_are_skipped_by_name(tmp_path):
 
 
 def test_owner_only_encryption_is_readable(tmp_path):
-    writer = PdfWriter(clone_from=make_pdf(tmp_path / "src.pdf", ["Marking starts on Monday."]))
+    writer = PdfWriter(clone_from=write_pdf(tmp_path / "src.pdf", "Marking starts on Monday."))
     writer.encrypt(user_password="", owner_password="owner")
     with open(tmp_path / "owner.pdf", "wb") as fh:
         writer.write(fh)
@@ -98,17 +81,17 @@ def test_owner_only_encryption_is_readable(tmp_path):
 
 
 def test_empty_or_missing_or_useless_directory_is_an_error(tmp_path):
-    with pytest.raises(GuideError, match="holds no PDF files"):
+    with pytest.raises(GuideError, match="holds no guide files"):
         load_guides(tmp_path)
     with pytest.raises(GuideError, match="does not exist"):
         load_guides(tmp_path / "missing")
     (tmp_path / "broken.pdf").write_bytes(b"garbage")
-    with pytest.raises(GuideError, match="none of the 1 PDF files.*broken.pdf"):
+    with pytest.raises(GuideError, match="none of the 1 guide files.*broken.pdf"):
         load_guides(tmp_path)
 
 
 def test_page_attribution_on_a_multi_page_pdf(tmp_path):
-    make_pdf(tmp_path / "multi.pdf", ["First page talks about uploads.", "", "Third page talks about marking."])
+    write_pdf(tmp_path / "multi.pdf", "First page talks about uploads.", "", "Third page talks about marking.")
     pages, _ = load_guides(tmp_path)
     assert [(p.page, p.text) for p in pages] == [(1, "First page talks about uploads."),
                                                  (3, "Third page talks about marking.")]

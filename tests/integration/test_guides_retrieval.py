@@ -73,7 +73,7 @@ def test_cli_build_then_retrieve_json(tmp_path):
     runner = CliRunner(env={"CHOPS_DATA_DIR": str(tmp_path)})
     built = runner.invoke(main, ["index", "build"])
     assert built.exit_code == 0, built.output
-    assert "index built: 2 PDF(s), 6 page(s)" in built.stdout
+    assert "index built: 2 guide(s), 6 page(s)" in built.stdout and "version v000001" in built.stdout
     again = runner.invoke(main, ["index", "build"])
     assert "index up to date" in again.stdout
 
@@ -92,7 +92,7 @@ def test_cli_reports_bad_guide_directories(tmp_path):
     runner = CliRunner(env={"CHOPS_DATA_DIR": str(tmp_path / "data")})
     (tmp_path / "empty").mkdir()
     result = runner.invoke(main, ["retrieve", "anything", "--guides", str(tmp_path / "empty")])
-    assert result.exit_code == 1 and "holds no PDF files" in result.output
+    assert result.exit_code == 1 and "holds no guide files" in result.output
 
     (tmp_path / "mixed").mkdir()
     (tmp_path / "mixed" / "broken.pdf").write_bytes(b"not a pdf")
@@ -100,3 +100,32 @@ def test_cli_reports_bad_guide_directories(tmp_path):
     result = runner.invoke(main, ["index", "build", "--guides", str(tmp_path / "mixed")])
     assert result.exit_code == 0
     assert "skipped broken.pdf: unreadable PDF" in result.stderr
+
+
+def test_cli_guides_sync_twice_then_retrieve_and_list(tmp_path):
+    from tests.integration.guide_support import MARKDOWN, write_pdf
+
+    runner = CliRunner(env={"CHOPS_DATA_DIR": str(tmp_path / "data")})
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "badges.md").write_text(MARKDOWN)
+    write_pdf(folder / "fees.pdf", "Q: Is there a fee for the exam? A: No, taking part is free.")
+    write_pdf(folder / "scan.pdf", "")
+    first = runner.invoke(main, ["guides", "sync", str(folder)])
+    assert first.exit_code == 0, first.output
+    assert first.stdout.splitlines() == ["added badges.md", "added fees.pdf",
+                                         "skipped scan.pdf: no extractable text (empty or scanned)", "version v000001"]
+    second = runner.invoke(main, ["guides", "sync", str(folder)])
+    assert second.exit_code == 0 and second.stdout == "nothing changed (version v000001)\n"
+
+    found = runner.invoke(main, ["retrieve", "Where is a lost badge replaced?", "--json", "-k", "1"])
+    assert found.exit_code == 0, found.output
+    assert [(r["file"], r["page"]) for r in json.loads(found.stdout)] == [("badges.md", 2)]
+
+    (folder / "badges.md").unlink()
+    third = runner.invoke(main, ["guides", "sync", str(folder)])
+    assert third.stdout.splitlines() == ["removed badges.md", "version v000002"]
+    listed = json.loads(runner.invoke(main, ["guides", "list", "--json"]).stdout)
+    assert listed["version"] == "v000002" and list(listed["guides"]) == ["fees.pdf"]
+    after = runner.invoke(main, ["retrieve", "Where is a lost badge replaced?", "--json", "-k", "3"])
+    assert all(r["file"] != "badges.md" for r in json.loads(after.stdout))

@@ -22,12 +22,17 @@ def audit_rows(engine):
 
 def race(engine, op, nick, args, key):
     """Start THREADS calls with the same key at the same moment; return their results."""
+    return race_with(lambda api: api.call(op, nick, args, idempotency_key=key), engine)
+
+
+def race_with(run, engine):
+    """Start THREADS ``run(api)`` at the same moment; return their results."""
     api, barrier, results, errors = Api(engine), threading.Barrier(THREADS), [None] * THREADS, []
 
     def worker(i):
         try:
             barrier.wait()
-            results[i] = api.call(op, nick, args, idempotency_key=key)
+            results[i] = run(api)
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -105,3 +110,17 @@ def test_refusals_and_dry_runs_leave_the_key_unused(engine):
     # the refused call did not consume the key: a corrected request may use it
     ok = api.call("ChangeAllTypesUploadLimit", "demo_leader", {"Limit": 40}, idempotency_key="k")
     assert ok.outcome == Outcome.OK and not ok.replayed
+
+
+def test_twenty_threads_same_key_commit_a_plan_once(engine):
+    """``Api.call_plan``: the same key from 20 threads commits both steps once; every thread gets the result."""
+    steps = [("AddNewSchoolByName", {"SchoolName": "Harbor School", "AreaName": "Lakeside"}),
+             ("ChangeAllTypesUploadLimit", {"Limit": 77})]
+    results = race_with(lambda api: api.call_plan("demo_admin", steps, idempotency_key="plan-race"), engine)
+    assert sum(not r.replayed for r in results) == 1
+    assert {(r.outcome, r.committed, len(r.steps)) for r in results} == {(Outcome.OK, True, 2)}
+    assert [(r["idempotency_key"], r["outcome"]) for r in audit_rows(engine)] == [("plan-race", "ok"),
+                                                                                  ("plan-race#2", "ok")]
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(t.school)
+                            .where(t.school.c.school_name == "Harbor School")).scalar() == 1

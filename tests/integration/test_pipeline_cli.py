@@ -10,7 +10,7 @@ from click.testing import CliRunner
 import chops.llm
 from chops.cli import main
 from chops.llm import ScriptedLLM
-from tests.unit.pipeline_support import call, demo_engine, member, to_system, verdict
+from tests.unit.pipeline_support import call, demo_engine, member, small_talk, to_system, verdict
 
 
 @pytest.fixture
@@ -76,3 +76,31 @@ def test_a_model_outage_prints_model_unavailable_and_exits_1_with_nothing_writte
     assert member(engine, "demo_leader")["limit"] == 20
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT COUNT(*) FROM chops_turn").scalar() == 0
+
+
+def test_ask_in_a_conversation_staff_have_is_held_for_them(env):
+    from chops.desk import Desk
+
+    url, engine, llm = env
+    small_talk(llm, "ask_for_person")
+    first = ask(url, "--as", "demo_leader", "--json", "Please let me talk to a person")
+    out = json.loads(first.stdout)
+    assert out["route"] == "handoff"
+    calls = len(llm.calls)
+    held = ask(url, "--as", "demo_leader", "--conversation", out["conversation_id"], "Are you there?")
+    assert held.exit_code == 0 and "held for staff" in held.stdout and "waiting" in held.stdout
+    assert len(llm.calls) == calls  # no model call
+    Desk(engine).close(out["conversation_id"], "erin")
+    closed = ask(url, "--as", "demo_leader", "--conversation", out["conversation_id"], "Hello?")
+    assert closed.exit_code != 0 and "conversation_closed" in closed.output
+
+
+def test_the_cli_guide_index_loads_on_first_use_and_stands_in_empty_when_it_cannot(tmp_path):
+    # `chops ask` hands the agent a lazy index; the retriever asks it for the current version.
+    from chops.cli.ask import _LazyIndex
+    from chops.settings import REPO_ROOT, get_settings
+
+    loaded = _LazyIndex(get_settings(data_dir=tmp_path / "a", guides_dir=REPO_ROOT / "guides")).current()
+    assert loaded.search("Can I upload answer sheets after the deadline?", k=1)
+    missing = _LazyIndex(get_settings(data_dir=tmp_path / "b", guides_dir=tmp_path / "none")).current()
+    assert missing.version is None and missing.search("anything") == []

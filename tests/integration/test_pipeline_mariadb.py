@@ -12,8 +12,8 @@ from chops.llm import LLMError, ScriptedLLM
 from chops.settings import get_settings
 from chops.store import ConversationStore
 from chops.web.app import create_app
-from tests.unit.pipeline_support import (audit_rows, call, db_snapshot, demo_engine, make_agent, member, to_system,
-                                         verdict)
+from tests.unit.pipeline_support import (audit_rows, call, db_snapshot, demo_engine, make_agent, member, plan,
+                                         to_system, verdict)
 from tests.unit.web_support import SECRET, user_token
 
 pytestmark = pytest.mark.mariadb
@@ -83,3 +83,43 @@ def test_a_database_that_refuses_connections_is_503_database_unavailable():
                      engine=make_engine("mysql+pymysql://root@127.0.0.1:9/nowhere"), index=None)
     resp = app.test_client().post("/v1/conversations", json={"token": user_token("demo_leader")})
     assert (resp.status_code, resp.get_json()["error"]["code"]) == (503, "database_unavailable")
+
+
+def test_a_plan_commits_atomically_partly_and_through_one_approval_on_mariadb(engine):
+    """Several changes on the real database: both in one commit (audit K, K#2) and replayed once; a
+    part that cannot be done is reported while the other commits; an unverified plan is one approval."""
+    from apis import tables as t
+
+    limit, subject = ("ChangeAllTypesUploadLimit", {"Limit": 40}), ("ChangeAllTypesMarkingSubject", {"SubjectIndex": 3})
+    agent, llm = make_agent(engine)
+    for _ in range(2):
+        to_system(llm)
+        llm.enqueue("executor", plan(limit, subject))
+        llm.enqueue("verifier", verdict(9))
+    text = "Set my upload limit to 40 and switch my marking subject to problem 3"
+    res = agent.handle("demo_leader", text, turn_key="m:1")
+    again = agent.handle("demo_leader", text, turn_key="m:1")
+    assert res.committed and res.outcome == "ok" and again.reply == res.reply
+    assert (member(engine, "demo_leader")["limit"], member(engine, "demo_leader")["subject"]) == (40, 3)
+    assert [a["operation"] for a in audit_rows(engine)] == [limit[0], subject[0]]
+
+    to_system(llm)  # demo_busy_leader still has marking left: the subject part cannot be done
+    llm.enqueue("executor", plan(limit, ("ChangeAllTypesMarkingSubject", {"SubjectIndex": 4})))
+    llm.enqueue("verifier", verdict(9))
+    part = agent.handle("demo_busy_leader", "上传上限改成40，阅卷题号改成4", turn_key="m:2")
+    assert part.committed and part.outcome == "partial" and "未办理" in part.reply
+    busy = member(engine, "demo_busy_leader")
+    assert (busy["limit"], busy["subject"]) == (40, 3)
+
+    queuing, llm2 = make_agent(engine, architecture="ce_1level")
+    llm2.enqueue("classifier", {"route": "do_operation"})
+    llm2.enqueue("executor", plan(("ChangeAllTypesUploadLimit", {"Limit": 70}),
+                                  ("ChangeAllTypesSchool", {"SchoolName": "Lakeside Academy"})))
+    queued = queuing.handle("demo_vice", "upload limit 70, and move me to Lakeside Academy", turn_key="m:3")
+    assert queued.queued and member(engine, "demo_vice")["limit"] == 10
+    decided = ConversationStore(engine).decide_approval(queued.approval_id, True, "staff")
+    assert decided.status == "approved" and len(decided.steps) == 2
+    vice = member(engine, "demo_vice")
+    assert (vice["limit"], vice["school_id"]) == (70, 2)
+    with engine.connect() as conn:
+        assert conn.execute(t.approval_step.select()).mappings().one()["position"] == 2

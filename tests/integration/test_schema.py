@@ -18,7 +18,7 @@ def family(type_: sa.types.TypeEngine) -> str:
         return "bool"
     if "TEXT" in type(type_).__name__.upper():  # MySQL LONGTEXT is not an sa.Text subclass
         return "text"
-    for kind, name in ((sa.Integer, "int"), (sa.Float, "float"), (sa.Double, "float"), (sa.DateTime, "datetime"),
+    for kind, name in ((sa.LargeBinary, "binary"), (sa.Integer, "int"), (sa.Float, "float"), (sa.Double, "float"), (sa.DateTime, "datetime"),
                        (sa.Text, "text"), (sa.String, "str")):
         if isinstance(type_, kind):
             return name

@@ -3,6 +3,9 @@ a small fake guide index, and helpers to read the database state. Only the model
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import sqlalchemy as sa
 
 from apis import tables as t
@@ -23,12 +26,35 @@ GUIDE_CHUNKS = [
 ]
 
 
+class WordsEmbedder:
+    """A small deterministic embedder: hashed bag of lower-case words, unit length. Texts sharing most
+    words are close (cosine near 1), texts sharing none are orthogonal: enough to test the floor."""
+
+    name = "test-words"
+    dim = 256
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        import zlib
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[row, zlib.crc32(word.encode()) % self.dim] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+
 class FakeIndex:
     """Stands in for ``GuideIndex``: returns the fixed chunks and remembers the queries."""
 
     def __init__(self, chunks=GUIDE_CHUNKS):
         self.chunks = list(chunks)
         self.queries: list[tuple[str, int, str]] = []
+        self.embedder = WordsEmbedder()  # what the solution memory embeds requests with
+
+    version = "fake"
+
+    def current(self):
+        return self
 
     def search(self, query: str, k: int = 3, size: str = "long"):
         self.queries.append((query, k, size))
@@ -43,13 +69,13 @@ def demo_engine(url: str) -> sa.Engine:
     return engine
 
 
-def make_agent(engine, llm=None, index=None, **overrides) -> tuple[Agent, ScriptedLLM]:
+def make_agent(engine, llm=None, index=None, memory=None, **overrides) -> tuple[Agent, ScriptedLLM]:
     """An Agent over the real Api with a scripted model (and the fake index unless given)."""
     llm = llm or ScriptedLLM()
     settings = get_settings(**overrides)
     api = Api(engine)
     return Agent(api, llm, settings, index if index is not None else FakeIndex(),
-                 approvals=ConversationStore(engine, api=api)), llm
+                 approvals=ConversationStore(engine, api=api), memory=memory), llm
 
 
 def member(engine, nickname: str) -> dict:
@@ -75,8 +101,18 @@ def db_snapshot(engine) -> dict:
 
 
 def call(operation: str, **args) -> dict:
-    """A scripted executor reply proposing ``operation`` with ``args``."""
+    """A scripted executor reply proposing ``operation`` with ``args`` (a one-step plan)."""
+    return plan((operation, args))
+
+
+def single_call(operation: str, **args) -> dict:
+    """A scripted reply of the executor-only architecture (one call, no plan) proposing ``operation``."""
     return {"call": {"operation": operation, "args": args}}
+
+
+def plan(*steps: tuple[str, dict]) -> dict:
+    """A scripted executor reply proposing the plan ``(operation, args), ...``."""
+    return {"calls": [{"operation": op, "args": args} for op, args in steps]}
 
 
 def verdict(score: int, reason: str = "looks right") -> dict:
@@ -84,14 +120,35 @@ def verdict(score: int, reason: str = "looks right") -> dict:
     return {"reason": reason, "score": score}
 
 
-def to_system(llm: ScriptedLLM) -> None:
-    """Script the two-level classifier to route to the system."""
+# The small-talk gate's answer for a fresh message about the platform (the classifier asks it first,
+# on iteration 1 only; see chops.pipeline.classifier).
+ABOUT_PLATFORM = {"route": "about_the_platform"}
+
+
+def to_system(llm: ScriptedLLM, *, fresh: bool = True) -> None:
+    """Script the classifier to route to the system (``fresh``: iteration 1, so the gate is asked first)."""
+    if fresh:
+        llm.enqueue("classifier", ABOUT_PLATFORM)
     llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "do_operation"})
 
 
-def to_guide(llm: ScriptedLLM) -> None:
-    """Script the two-level classifier to route to the guides."""
+def to_guide(llm: ScriptedLLM, *, fresh: bool = True) -> None:
+    """Script the classifier to route to the guides (``fresh``: iteration 1, so the gate is asked first)."""
+    if fresh:
+        llm.enqueue("classifier", ABOUT_PLATFORM)
     llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "answer_from_guide"})
+
+
+def to_profile(llm: ScriptedLLM, *, fresh: bool = True) -> None:
+    """Script the classifier to route to basic info (``fresh``: iteration 1, so the gate is asked first)."""
+    if fresh:
+        llm.enqueue("classifier", ABOUT_PLATFORM)
+    llm.enqueue("classifier", {"route": "own_fact"})
+
+
+def small_talk(llm: ScriptedLLM, kind: str) -> None:
+    """Script the gate to say small talk and the kind question to answer ``kind``."""
+    llm.enqueue("classifier", {"route": "small_talk"}).enqueue("classifier", {"route": kind})
 
 
 def prompt_text(llm: ScriptedLLM, role: str, index: int = -1) -> str:

@@ -129,3 +129,12 @@ def test_refusals_and_dry_runs_write_no_audit(api, state):
 def test_duplicate_nickname_is_refused(api, state):
     state.members.append(_member(9, "lead", "Leo Two"))
     assert api.call("ChangeAllTypesUploadLimit", "lead", {"Limit": 5}).outcome == Outcome.REFUSED_PRECONDITION
+
+
+def test_a_staff_actor_is_audited_with_the_write_but_the_write_acts_as_the_user(api, state):
+    res = api.call("ChangeAllTypesUploadLimit", "lead", {"Limit": 41}, idempotency_key="s", staff="sam")
+    assert res.committed and state.members[1]["limit"] == 41 and state.members[0]["limit"] == 10
+    assert (state.audit[0]["nickname"], state.audit[0]["actor"]) == ("lead", "sam")
+    refused = api.call("AddNewSchoolByName", "lead", {"SchoolName": "East", "AreaName": "A1"},
+                       idempotency_key="t", staff="sam")
+    assert refused.outcome == Outcome.REFUSED_PERMISSION  # the user's rights, not the staff member's

@@ -7,7 +7,7 @@ import pytest
 from chops.conversation import ConversationService
 from chops.llm import LLMError
 from chops.store import ConversationStore
-from tests.unit.pipeline_support import call, db_snapshot, demo_engine, make_agent, to_system, verdict
+from tests.unit.pipeline_support import call, db_snapshot, demo_engine, make_agent, single_call, to_profile, to_system, verdict
 
 
 @pytest.fixture
@@ -24,7 +24,8 @@ def test_turns_are_stored_in_order_and_the_next_turn_sees_the_history(service):
     llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40)).enqueue("verifier", verdict(9))
     first = svc.run_turn(cid, "demo_leader", "Set my upload limit to 40")
     assert (first.seq, first.result.committed) == (1, True)
-    llm.enqueue("classifier", {"route": "own_fact"}).enqueue("executor", {"answer": "It is 40."})
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "It is 40."})
     llm.enqueue("verifier", verdict(9))
     second = svc.run_turn(cid, "demo_leader", "What is my limit now?")
     assert second.seq == 2 and second.turn_id != first.turn_id
@@ -50,7 +51,7 @@ def test_a_write_without_a_verifier_is_queued_in_the_conversation(sqlite_url):
     agent, llm = make_agent(engine, architecture="executor_only")
     svc = ConversationService(ConversationStore(engine, api=agent.api), agent)
     cid = svc.start("demo_leader", "eval")
-    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
+    llm.enqueue("executor", single_call("ChangeAllTypesUploadLimit", Limit=40))
     turn = svc.run_turn(cid, "demo_leader", "Set my upload limit to 40")
     assert turn.result.queued and not turn.result.committed
     approval = svc.store.get_approval(turn.result.approval_id)
@@ -69,7 +70,8 @@ def test_a_staff_note_taking_the_turns_number_meanwhile_moves_the_turn_to_the_ne
         return real_handle(*args, **kwargs)
 
     svc.agent.handle = handle_while_staff_write
-    llm.enqueue("classifier", {"route": "own_fact"}).enqueue("executor", {"answer": "You are a team leader."})
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "You are a team leader."})
     llm.enqueue("verifier", verdict(9))
     turn = svc.run_turn(cid, "demo_leader", "Who am I?")
     assert turn.seq == 2 and [(t.seq, t.user_text) for t in svc.store.history(cid)] == [(1, ""), (2, "Who am I?")]

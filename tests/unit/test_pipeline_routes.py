@@ -6,7 +6,7 @@ import pytest
 
 from chops.llm import ScriptExhausted
 from tests.unit.pipeline_support import (audit_rows, call, db_snapshot, demo_engine, make_agent, prompt_text,
-                                         to_guide, to_system, verdict)
+                                         single_call, to_guide, to_profile, to_system, verdict)
 
 
 @pytest.fixture
@@ -27,15 +27,15 @@ def test_not_in_system_gets_an_honest_reply_without_any_model_call_or_operation(
 
 def test_basic_info_route_answers_from_the_profile(engine):
     agent, llm = make_agent(engine)
-    llm.enqueue("classifier", {"route": "own_fact"})
+    to_profile(llm)
     llm.enqueue("executor", {"answer": "You have 3 problems left to mark."})
     llm.enqueue("verifier", verdict(9))
     res = agent.handle("demo_busy_leader", "How many papers do I still have to grade?", turn_key="c:1")
     assert res.route == "basic_info" and res.reply == "You have 3 problems left to mark."
     assert res.iterations == 1 and res.operation is None
-    # The executor saw the real profile from the database; only one classifier level ran.
+    # The executor saw the real profile from the database; the gate and one classifier level ran.
     assert "Problems left to mark in the current exam: 3" in prompt_text(llm, "executor")
-    assert [c[0] for c in llm.calls] == ["classifier", "executor", "verifier"]
+    assert [c[2].__name__ for c in llm.calls] == ["SmallTalkGate", "Level1Decision", "ProfileAnswer", "Verdict"]
     assert "Problems left to mark in the current exam: 3" in prompt_text(llm, "verifier")
 
 
@@ -48,7 +48,7 @@ def test_guide_route_answers_from_long_chunks_and_cites_file_and_page(engine):
     assert res.route == "guide"
     assert res.reply == "No: uploads close at the deadline. (Source: user-guide.pdf, page 3)"
     assert "[1] user-guide.pdf, page 3" in prompt_text(llm, "executor")
-    assert "Guide excerpts" not in prompt_text(llm, "classifier", 1)  # classifier_chunks is off by default
+    assert "Guide excerpts" not in prompt_text(llm, "classifier", 2)  # classifier_chunks is off by default
     assert "late sheets are not accepted" in prompt_text(llm, "verifier")  # the cited excerpt is evidence
     retrieved = [s for s in res.trace["steps"] if s["role"] == "retrieve"]
     assert [s["size"] for s in retrieved] == ["long"]
@@ -61,7 +61,7 @@ def test_level_two_sees_short_chunks_when_classifier_chunks_is_on(engine):
     to_guide(llm)
     llm.enqueue("executor", {"source": 1, "answer": "No."}).enqueue("verifier", verdict(9))
     res = agent.handle("demo_leader", "Can I still send papers after the closing date?", turn_key="c:1")
-    level2 = prompt_text(llm, "classifier", 1)
+    level2 = prompt_text(llm, "classifier", 2)  # after the small-talk gate and level 1
     assert "Guide excerpts:\n[1] user-guide.pdf, page 3" in level2 and "[2]" not in level2
     assert agent.retriever.index.queries[0] == ("Can I still send papers after the closing date?", 1, "short")
     assert [s["size"] for s in res.trace["steps"] if s["role"] == "retrieve"] == ["short", "long"]
@@ -115,8 +115,8 @@ def test_progress_events_come_in_pipeline_order(engine):
 
 def test_a_failing_event_listener_does_not_break_the_turn(engine):
     agent, llm = make_agent(engine)
-    llm.enqueue("classifier", {"route": "own_fact"}).enqueue("executor", {"answer": "You are a team leader."})
-    llm.enqueue("verifier", verdict(9))
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "You are a team leader."}).enqueue("verifier", verdict(9))
 
     def boom(name, payload):
         raise RuntimeError("listener bug")
@@ -132,18 +132,18 @@ def test_trace_records_every_step_with_sizes(engine):
     llm.enqueue("verifier", verdict(9))
     res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
     model_steps = [s for s in res.trace["steps"] if s["role"] in ("classifier", "executor", "verifier")]
-    assert [s["role"] for s in model_steps] == ["classifier", "classifier", "executor", "verifier"]
+    assert [s["role"] for s in model_steps] == ["classifier", "classifier", "classifier", "executor", "verifier"]
     assert all(s["prompt_chars"] > 0 and s["completion_chars"] > 0 and s["model"] == "scripted" for s in model_steps)
     assert res.chars_in == sum(s["prompt_chars"] for s in model_steps)
     assert res.chars_out == sum(s["completion_chars"] for s in model_steps)
     verify = model_steps[-1]
     assert verify["score"] == 9 and verify["threshold"] == 8.0
-    execute = model_steps[2]
+    execute = model_steps[3]
     assert execute["operation"] == "ChangeAllTypesUploadLimit" and execute["dry_run"] is True
     assert execute["diff"][0]["field"] == "limit" and execute["diff"][0]["after"] == 40
     commit = next(s for s in res.trace["steps"] if s["role"] == "commit")
     assert commit["committed"] is True
-    assert res.trace["totals"]["calls"] == 4 and len(res.trace["ledger"]) == 4
+    assert res.trace["totals"]["calls"] == 5 and len(res.trace["ledger"]) == 5
 
 
 # --- architectures --------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def test_executor_only_answers_or_operates_in_one_call_without_classifier_or_ver
     llm.enqueue("executor", {"call": {"operation": "AnswerDirectly", "answer": "You are a team leader."}})
     res = agent.handle("demo_leader", "What is my role?", turn_key="c:1")
     assert res.reply == "You are a team leader." and res.route == "guide"
-    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
+    llm.enqueue("executor", single_call("ChangeAllTypesUploadLimit", Limit=40))
     before = db_snapshot(engine)
     res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:2")
     # No verifier, so the write is never committed: staff approve it (the dry run said it would work).

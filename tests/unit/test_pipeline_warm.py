@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chops.llm import ScriptedLLM
-from tests.unit.pipeline_support import call, demo_engine, make_agent, to_guide, to_system, verdict
+from tests.unit.pipeline_support import call, demo_engine, make_agent, to_guide, to_profile, to_system, verdict
 
 
 class WarmableLLM(ScriptedLLM):
@@ -37,7 +37,7 @@ def test_every_system_prompt_a_turn_sends_was_warmed(sqlite_url, architecture):
     (llm.enqueue("classifier", {"route": "answer_from_guide"}) if one else to_guide(llm))
     llm.enqueue("executor", {"source": 1, "answer": "No."}).enqueue("verifier", verdict(9))
     agent.handle("demo_leader", "Can I upload late?", turn_key="w:2")
-    llm.enqueue("classifier", {"route": "own_fact"})
+    llm.enqueue("classifier", {"route": "own_fact"}) if one else to_profile(llm)
     llm.enqueue("executor", {"answer": "You have 3 left."}).enqueue("verifier", verdict(9))
     agent.handle("demo_busy_leader", "How many are left for me?", turn_key="w:3")
     assert llm.pending() == {}

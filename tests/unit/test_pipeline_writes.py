@@ -75,7 +75,7 @@ def test_rejected_attempt_is_not_written_and_its_reason_reaches_the_next_attempt
     to_system(llm)
     llm.enqueue("executor", call("MakeAllTypesToBeArbiter"))  # a write whose dry run would succeed
     llm.enqueue("verifier", verdict(2, "The user asked about the upload limit, not the role."))
-    to_system(llm)
+    to_system(llm, fresh=False)
     llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40))
     llm.enqueue("verifier", verdict(9))
     res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
@@ -84,7 +84,7 @@ def test_rejected_attempt_is_not_written_and_its_reason_reaches_the_next_attempt
     assert row["type"] == 1 and row["limit"] == 40  # the rejected arbiter change never happened
     reason = "The user asked about the upload limit, not the role."
     assert reason not in prompt_text(llm, "classifier", 0) and reason not in prompt_text(llm, "executor", 0)
-    assert reason in prompt_text(llm, "classifier", 2) and reason in prompt_text(llm, "classifier", 3)
+    assert reason in prompt_text(llm, "classifier", 3) and reason in prompt_text(llm, "classifier", 4)
     assert reason in prompt_text(llm, "executor", 1)
     assert "MakeAllTypesToBeArbiter" in prompt_text(llm, "executor", 1)
 

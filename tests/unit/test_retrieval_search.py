@@ -31,11 +31,10 @@ CORPUS = [
 
 
 @pytest.fixture
-def index(tmp_path):
+def index():
     embedder = KeywordEmbedder()
     vectors = embedder.embed([c.text for c in CORPUS])
-    return GuideIndex(tmp_path, embedder, {}, {"short": CORPUS, "long": CORPUS},
-                      {"short": vectors, "long": vectors})
+    return GuideIndex(embedder, {}, {"short": CORPUS, "long": CORPUS}, {"short": vectors, "long": vectors})
 
 
 @pytest.mark.parametrize("mode", ["dense", "fused"])

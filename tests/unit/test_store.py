@@ -92,7 +92,7 @@ def test_approve_commits_through_the_api_with_the_stored_key_once(store):
 
 def test_a_write_that_fails_puts_the_request_back_in_the_queue(store):
     class Down:
-        def call(self, *args, **kwargs):
+        def call_plan(self, *args, **kwargs):
             raise ConnectionError("database went away")
 
     aid = store.queue_approval(nickname="demo_leader", operation="ChangeAllTypesUploadLimit", args={"Limit": 40},

@@ -54,7 +54,7 @@ def test_a_message_is_answered_as_the_tokens_user_and_stored_with_its_trace(web)
     assert (row["id"], row["user_text"], row["reply"]) == (body["turn_id"], "How many problems are left?",
                                                             body["reply"])
     trace = json.loads(row["trace_json"])
-    assert [s["role"] for s in trace["steps"]] == ["profile", "classifier", "executor", "verifier"]
+    assert [s["role"] for s in trace["steps"]] == ["profile", "classifier", "classifier", "executor", "verifier"]
     assert "trace" not in body  # the trace is for staff, not for the end user
     assert llm.pending() == {}
 

@@ -10,7 +10,8 @@ import sqlalchemy as sa
 from apis import tables as t
 from chops.pipeline import idempotency_key
 from tests.unit.pipeline_support import GUIDE_CHUNKS, member, to_guide
-from tests.unit.web_support import STAFF_KEY, make_app, script_queued_write, start, verdict
+from tests.unit.web_support import (STAFF_KEY, STAFF_PASSWORD, add_staff, make_app, script_queued_write, start,
+                                    verdict)
 
 STAFF = {"X-Staff-Key": STAFF_KEY}
 
@@ -21,9 +22,14 @@ def web(sqlite_url):
     return app.test_client(), llm, engine
 
 
-def login(client, name="Sam Staff") -> str:
-    """Sign in through the form; returns the page's CSRF token."""
-    resp = client.post("/console/login", data={"key": STAFF_KEY, "name": name})
+def login(client, name="sam") -> str:
+    """Create the staff account ``name`` (unless it exists) and sign in through the form; returns the
+    page's CSRF token."""
+    from chops.staff_accounts import StaffAccounts
+
+    if StaffAccounts(client.application.extensions["chops"].engine).get(name) is None:
+        add_staff(client.application, name)
+    resp = client.post("/console/login", data={"name": name, "password": STAFF_PASSWORD})
     assert resp.status_code == 302
     return csrf(client.get("/console/approvals").get_data(as_text=True))
 
@@ -41,22 +47,24 @@ def queue_write(client, llm, limit=40, text="Set my upload limit to {limit}") ->
     return cid, auth, body["approval_id"]
 
 
-def test_the_console_needs_the_staff_key(web):
+def test_the_console_needs_a_staff_account_or_the_key(web):
     client, _, _ = web
     resp = client.get("/console/")
     assert resp.status_code == 302 and "/console/login" in resp.headers["Location"]
-    assert client.post("/console/login", data={"key": "wrong"}).status_code == 401
+    assert client.post("/console/login", data={"name": "sam", "password": "wrong"}).status_code == 401
+    assert client.post("/console/login", data={"key": STAFF_KEY}).status_code == 401  # the key is for scripts
     assert client.get("/console/").status_code == 302
     assert client.get("/console/", headers={"X-Staff-Key": "wrong"}).status_code == 302
     assert client.get("/console/", headers=STAFF).status_code == 200
     login(client)
     page = client.get("/console/").get_data(as_text=True)
-    assert "signed in as Sam Staff" in page
+    assert "signed in as sam" in page
 
 
 def test_login_redirects_only_inside_the_console(web):
     client, _, _ = web
-    resp = client.post("/console/login?next=https://evil.example/", data={"key": STAFF_KEY})
+    add_staff(client.application)
+    resp = client.post("/console/login?next=https://evil.example/", data={"name": "sam", "password": STAFF_PASSWORD})
     assert resp.headers["Location"].endswith("/console/")
 
 
@@ -64,7 +72,7 @@ def test_without_a_staff_key_the_console_is_closed_unless_demo(sqlite_url, tmp_p
     app, _, _ = make_app(sqlite_url, staff_api_key=None)
     client = app.test_client()
     assert client.get("/console/").status_code == 302
-    assert "disabled" in client.post("/console/login", data={"key": ""}).get_data(as_text=True)
+    assert client.post("/console/login", data={"name": "", "password": ""}).status_code == 401
     demo, _, _ = make_app(f"sqlite:///{tmp_path / 'demo.db'}", staff_api_key=None, demo_mode=True)
     assert demo.test_client().get("/console/").status_code == 200
 
@@ -124,14 +132,14 @@ def test_approve_commits_once_with_the_stored_key_and_tells_the_user(web):
         audits = conn.execute(sa.select(t.audit_log)).mappings().all()
         approval = conn.execute(sa.select(t.approval)).mappings().one()
     assert [a["idempotency_key"] for a in audits] == [approval["idempotency_key"]] == [idempotency_key(f"{cid}:1")]
-    assert (approval["status"], approval["decided_by"]) == ("approved", "Sam Staff")
+    assert (approval["status"], approval["decided_by"]) == ("approved", "sam")
     again = client.post(f"/console/approvals/{approval_id}/approve", data={"csrf": token}, follow_redirects=True)
     assert "already approved" in again.get_data(as_text=True)
     with engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(t.audit_log)).scalar() == 1
     history = client.get(f"/v1/conversations/{cid}", headers=auth).get_json()["turns"]
     assert history[-1]["user_text"] == "" and "approved" in history[-1]["reply"]
-    assert "Sam Staff" not in history[-1]["reply"]  # staff names stay internal
+    assert "sam" not in history[-1]["reply"]  # staff names stay internal
     audit_page = client.get("/console/audit").get_data(as_text=True)
     assert "ChangeAllTypesUploadLimit" in audit_page and f"approval:{approval_id}" in audit_page
 
@@ -195,16 +203,17 @@ def test_a_chinese_user_is_told_the_staff_decision_in_chinese(web):
 
 
 def test_an_approved_write_that_cannot_be_carried_out_is_failed_and_the_user_is_told(web, monkeypatch):
-    from apis.outcomes import OperationResult, Outcome
+    from apis.outcomes import OperationResult, Outcome, PlanResult
 
     client, llm, engine = web
     cid, auth, approval_id = queue_write(client, llm, 40)
     token = login(client)
 
     class Refusing:  # the member's state changed after the request was queued: the write is refused
-        def call(self, operation, nickname, args, **kwargs):
-            return OperationResult(operation=operation, outcome=Outcome.REFUSED_PRECONDITION,
+        def call_plan(self, nickname, steps, **kwargs):
+            step = OperationResult(operation=steps[0][0], outcome=Outcome.REFUSED_PRECONDITION,
                                    message="the limit was changed meanwhile")
+            return PlanResult(**step.model_dump(), steps=[step])
 
     monkeypatch.setattr(client.application.extensions["chops"].store, "_api", Refusing())
     page = client.post(f"/console/approvals/{approval_id}/approve", data={"csrf": token}, follow_redirects=True)
@@ -216,3 +225,25 @@ def test_an_approved_write_that_cannot_be_carried_out_is_failed_and_the_user_is_
     assert "could not be carried out" in last["reply"] and "the limit was changed meanwhile" in last["reply"]
     assert not last["committed"]
     assert f'id="approval-{approval_id}"' in client.get("/console/approvals?status=failed").get_data(as_text=True)
+
+
+def test_a_queued_plan_shows_every_step_and_approving_commits_them_together(web):
+    client, _, engine = web
+    store = client.application.extensions["chops"].store
+    cid = store.create("demo_leader", "widget")
+    dry = store.api.call_plan("demo_leader", [("ChangeAllTypesUploadLimit", {"Limit": 40}),
+                                              ("ChangeAllTypesMarkingSubject", {"SubjectIndex": 3})], dry_run=True)
+    approval_id = store.queue_approval(nickname="demo_leader", operation="ChangeAllTypesUploadLimit",
+                                       args={"Limit": 40}, further_steps=[("ChangeAllTypesMarkingSubject",
+                                                                           {"SubjectIndex": 3})],
+                                       idempotency_key="plan-k", dry_run=dry, conversation_id=cid)
+    token = login(client)
+    page = client.get("/console/approvals").get_data(as_text=True)
+    row = page[page.index(f'id="approval-{approval_id}"'):]
+    assert "1. <code>ChangeAllTypesUploadLimit" in row and "2. <code>ChangeAllTypesMarkingSubject" in row
+    assert "cmf_tp_member.limit: 20 → 40" in row and "cmf_tp_member.subject: 2 → 3" in row
+    client.post(f"/console/approvals/{approval_id}/approve", data={"csrf": token}, follow_redirects=True)
+    assert (member(engine, "demo_leader")["limit"], member(engine, "demo_leader")["subject"]) == (40, 3)
+    told = store.history(cid)[-1]
+    assert told.reply.count("Done:") == 2 and "change your upload limit: 40 and change your marking subject: 3" \
+        in told.reply

@@ -10,7 +10,8 @@ import pytest
 
 from chops.pipeline import TurnResult
 from tests.unit.pipeline_support import to_guide
-from tests.unit.web_support import STAFF_KEY, make_app, script_queued_write, start, verdict
+from tests.unit.web_support import (STAFF_KEY, STAFF_PASSWORD, add_staff, make_app, script_queued_write, start,
+                                    verdict)
 
 STAFF = {"X-Staff-Key": STAFF_KEY}
 
@@ -84,12 +85,13 @@ def test_tier_and_demonstrations_show_only_when_the_trace_has_them(two_conversat
 
 def test_the_queue_shows_the_dry_run_diff_and_who_approved(two_conversations):
     _, client, _, _ = two_conversations
-    client.post("/console/login", data={"key": STAFF_KEY, "name": "Sam Staff"})
+    add_staff(client.application, "sam", "Sam Staff")
+    client.post("/console/login", data={"name": "sam", "password": STAFF_PASSWORD})
     pending = client.get("/console/approvals").get_data(as_text=True)
     assert "cmf_tp_member.limit: 20 → 40" in pending
     approval_id = re.search(r'data-approval="(\d+)"', pending).group(1)
     token = re.search(r'name="csrf" value="([^"]+)"', pending).group(1)
     client.post(f"/console/approvals/{approval_id}/approve", data={"csrf": token})
     decided = client.get("/console/approvals?status=approved").get_data(as_text=True)
-    assert 'by <span class="decided-by">Sam Staff</span>' in decided
+    assert 'by <span class="decided-by">sam</span>' in decided
     assert "cmf_tp_member.limit: 20 → 40" in decided

@@ -11,10 +11,18 @@ import jwt
 from chops.llm import ScriptedLLM
 from chops.settings import get_settings
 from chops.web.app import create_app
-from tests.unit.pipeline_support import FakeIndex, call, demo_engine, to_system, verdict
+from tests.unit.pipeline_support import FakeIndex, call, demo_engine, to_profile, to_system, verdict
 
 SECRET = "test-secret-shared-with-the-host"
 STAFF_KEY = "test-staff-key"
+STAFF_PASSWORD = "a long staff passphrase"
+
+
+def add_staff(app, name: str = "sam", display_name: str | None = None, password: str = STAFF_PASSWORD) -> None:
+    """Create the named staff account ``name`` in the app's database (as ``chops staff add`` does)."""
+    from chops.staff_accounts import StaffAccounts
+
+    StaffAccounts(app.extensions["chops"].engine).add(name, password, display_name)
 
 
 def make_app(url: str, **overrides):
@@ -53,7 +61,7 @@ def echo_answer(messages, schema) -> dict:
 def script_profile_answer(llm: ScriptedLLM, times: int = 1) -> None:
     """Script ``times`` profile-route turns whose answer echoes the asker and the question."""
     for _ in range(times):
-        llm.enqueue("classifier", {"route": "own_fact"})
+        to_profile(llm)
         llm.enqueue("executor", echo_answer)
         llm.enqueue("verifier", verdict(9))
 

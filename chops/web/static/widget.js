@@ -3,7 +3,7 @@
  * (or data-nickname="..." when the service runs in demo mode). It adds a floating button that opens
  * a chat panel talking to the JSON API: POST /v1/conversations, then POST
  * /v1/conversations/<id>/messages as Server-Sent Events (progress, delta, answer, error), authorised
- * by the conversation token in "Authorization: Bearer <token>".
+ * by the conversation token in "Authorization: Bearer <token>"; 202 means staff have the conversation.
  * Everything a user or the model wrote is set with textContent, never as HTML.
  */
 (function () {
@@ -25,6 +25,8 @@
     if (!p.operation && !p.error) return null;
     if (p.outcome === "ok_noop") return ["chops-noop", "Nothing changed."];
     if (p.committed && p.outcome === "ok") return ["chops-committed", "Change saved."];
+    // A request of several changes of which some were saved: the reply says which were not, and why.
+    if (p.committed && p.outcome === "partial") return ["chops-partial", "Partly done — see the reply."];
     if (p.error || (p.outcome && p.outcome !== "ok")) return ["chops-not-done", "Not done."];
     return null;
   }
@@ -60,6 +62,10 @@
     this.send.type = "submit";
     this.form.appendChild(this.input);
     this.form.appendChild(this.send);
+    this.status = el("p", "chops-status");
+    this.status.setAttribute("role", "status");
+    this.status.hidden = true;
+    this.root.appendChild(this.status);
     this.root.appendChild(this.log);
     this.root.appendChild(this.form);
     var self = this;
@@ -134,10 +140,14 @@
   };
 
   Widget.prototype.history = function () {
+    var self = this;
     if (!this.conversation) return Promise.resolve(null);
     return fetch(this.base + "/v1/conversations/" + encodeURIComponent(this.conversation.id), {
       headers: {"Authorization": "Bearer " + this.conversation.token}
-    }).then(function (r) { return r.ok ? r.json() : null; }).then(function (d) { return d ? d.turns : null; });
+    }).then(function (r) { return r.ok ? r.json() : null; }).then(function (d) {
+      if (d && d.state && d.state.state !== "agent") self.showState(d.state, d.state.staff_online);
+      return d ? d.turns : null;
+    });
   };
 
   /* A dropped stream may still have been answered (and a change saved): look in the history before
@@ -179,29 +189,12 @@
       if (!r.ok) {
         return r.json().then(function (data) { throw new Error(data.error ? data.error.message : r.statusText); });
       }
-      var reader = r.body.getReader(), decoder = new TextDecoder(), buffer = "";
-      function pump() {
-        return reader.read().then(function (chunk) {
-          if (chunk.done) return;
-          buffer += decoder.decode(chunk.value, {stream: true});
-          var parts = buffer.split("\n\n");
-          buffer = parts.pop();
-          parts.forEach(function (part) { self.onEvent(part, turn); });
-          return pump();
-        });
-      }
-      return pump();
+      if (r.status === 202) return r.json().then(function (data) { self.heldForStaff(data, turn); });
+      return chopsReadEvents(r, function (event, payload) { self.onEvent(event, payload, turn); });
     });
   };
 
-  Widget.prototype.onEvent = function (raw, turn) {
-    var event = "message", data = "";
-    raw.split("\n").forEach(function (line) {
-      if (line.indexOf("event:") === 0) event = line.slice(6).trim();
-      else if (line.indexOf("data:") === 0) data += line.slice(5).trim();
-    });
-    if (!data) return;
-    var payload = JSON.parse(data);
+  Widget.prototype.onEvent = function (event, payload, turn) {
     if (event === "progress") {
       var label = STEP_LABELS[payload.step] || payload.step;
       if (payload.iteration > 1) label += " (attempt " + payload.iteration + ")";
@@ -235,24 +228,17 @@
     if (badge) p.appendChild(el("div", "chops-badge " + badge[0], badge[1]));
     p.querySelector(".chops-time").replaceWith(clock(payload.created_at ? new Date(payload.created_at) : new Date()));
     turn.progress.classList.add("chops-done");
+    if (window.ChopsRating) window.ChopsRating.attach(p, payload.turn_id, this);  /* widget_rating.js */
     this.log.scrollTop = this.log.scrollHeight;
+    this.afterAnswer(payload);
   };
 
-  /* Staff decisions arrive as reply-only turns: fetch the history to show them. */
-  Widget.prototype.refresh = function () {
-    var self = this;
-    return this.history().then(function (turns) {
-      var shown = self.log.querySelectorAll(".chops-staff").length;
-      (turns || []).filter(function (t) { return !t.user_text; }).slice(shown).forEach(function (t) {
-        self.bubble("bot chops-staff", t.reply, t.created_at);
-      });
-    }, function () {});
-  };
+  /* Staff decisions, people from support and state changes arrive on the conversation's event
+   * stream: widget_desk.js (served in front of this file as one /widget.js) adds that part. */
+  chopsDesk(Widget.prototype, {el: el});
 
   function mount(root, opts) {
-    var w = new Widget(root, opts || {});
-    setInterval(function () { if (!w.busy) w.refresh(); }, 5000);
-    return w;
+    return new Widget(root, opts || {});
   }
 
   /* A speech-bubble icon as SVG (an emoji needs a font the page may not have). */

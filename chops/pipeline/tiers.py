@@ -1,0 +1,44 @@
+"""EcoAssistant's assistant hierarchy in the loop: which attempts move the next iteration one tier up.
+
+Iteration 1 asks every role at its first (cheapest) tier. An attempt is rejected, and the next
+iteration asks one tier up (staying at the last), when the verifier scores it below the threshold,
+when a reply is twice invalid for its schema, or when a deterministic check fails:
+
+* grounding: the executor wrote argument values the sender never wrote (``Candidate.dropped``);
+* refusal: the platform refused the proposed operation for a reason other than a missing argument
+  (asking back is what a request without the value calls for; a wrong value, a precondition, a
+  permission or another person's account usually means a cheap model picked the wrong call);
+* no source: a guide answer citing no excerpt (the model said the guides do not cover it).
+
+A failed check rejects an attempt without asking the verifier only while a stronger tier is left and
+an iteration remains for it; at the last tier the verifier judges it as before, so a single-model
+deployment behaves exactly as without tiers, and a correct refusal by the cheap tier costs one
+confirming attempt by the stronger one.
+"""
+
+from __future__ import annotations
+
+from apis.outcomes import Outcome
+from chops.pipeline.context import Candidate
+from chops.pipeline.prompting import fragment
+
+# Refusals a request may well have asked for: the sender gave no value, so we ask back.
+_ASKED_FOR = {Outcome.REFUSED_MISSING_ARGS}
+LOOP_ROLES = ("classifier", "executor", "verifier")
+
+
+def failed_check(cand: Candidate) -> tuple[str, str] | None:
+    """(check name, reason for the feedback) of the first deterministic check ``cand`` fails, or None."""
+    if cand.dropped:
+        return "grounding", fragment("check_grounding", values=", ".join(cand.dropped))
+    if cand.result is not None and not Outcome(cand.result.outcome).succeeded \
+            and cand.result.outcome not in _ASKED_FOR:
+        return "refusal", fragment("check_refusal", outcome=cand.outcome)
+    if cand.route == "guide" and cand.source is None:
+        return "no_source", fragment("check_no_source")
+    return None
+
+
+def top_tier(llm, roles: tuple[str, ...] = LOOP_ROLES) -> int:
+    """The highest tier index any loop role has (0 without a hierarchy)."""
+    return max(llm.tier_count(role) for role in roles) - 1
