@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -78,6 +79,16 @@ def mariadb_url():
 def sqlite_url(tmp_path) -> str:
     """A fresh SQLite database file for one test."""
     return f"sqlite:///{tmp_path / 'chops.db'}"
+
+
+@pytest.fixture
+def frequent_thread_switches() -> Iterator[None]:
+    """Switch Python threads every microsecond instead of every 5 ms, so that tests of parallel
+    conversations interleave them inside each turn (where a shared-state race would show) on any machine."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(before)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("mariadb", marks=pytest.mark.mariadb)])

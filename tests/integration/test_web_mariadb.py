@@ -16,6 +16,7 @@ pytestmark = pytest.mark.mariadb
 NICKNAMES = ["demo_leader", "demo_busy_leader", "demo_vice", "demo_arbiter", "demo_admin", "demo_other_leader"]
 
 
+@pytest.mark.usefixtures("frequent_thread_switches")
 def test_fifty_parallel_conversations_over_http_on_mariadb(mariadb_url):
     app, llm, engine = make_app(mariadb_url)
     n = 50

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 import sqlalchemy as sa
 
 from apis import tables as t
@@ -12,6 +13,7 @@ from tests.unit.web_support import make_app, script_profile_answer, start
 NICKNAMES = ["demo_leader", "demo_busy_leader", "demo_vice", "demo_arbiter", "demo_admin", "demo_other_leader"]
 
 
+@pytest.mark.usefixtures("frequent_thread_switches")
 def test_fifty_parallel_conversations_get_their_own_answers(sqlite_url):
     app, llm, engine = make_app(sqlite_url)
     n = 50

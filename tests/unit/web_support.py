@@ -9,9 +9,10 @@ import time
 import jwt
 
 from chops.llm import ScriptedLLM
+from chops.pipeline.schemas import SmallTalkGate
 from chops.settings import get_settings
 from chops.web.app import create_app
-from tests.unit.pipeline_support import FakeIndex, call, demo_engine, to_profile, to_system, verdict
+from tests.unit.pipeline_support import ABOUT_PLATFORM, FakeIndex, call, demo_engine, to_system, verdict
 
 SECRET = "test-secret-shared-with-the-host"
 STAFF_KEY = "test-staff-key"
@@ -58,10 +59,18 @@ def echo_answer(messages, schema) -> dict:
     return {"answer": f"{_NICK.search(text).group(1)} asked: {_QUESTION.search(text).group(1).strip()}"}
 
 
+def profile_route(messages, schema) -> dict:
+    """A classifier reply computed from the question asked: the gate says platform, level 1 basic info."""
+    return ABOUT_PLATFORM if schema is SmallTalkGate else {"route": "own_fact"}
+
+
 def script_profile_answer(llm: ScriptedLLM, times: int = 1) -> None:
-    """Script ``times`` profile-route turns whose answer echoes the asker and the question."""
+    """Script ``times`` profile-route turns whose answer echoes the asker and the question.
+
+    Every reply is computed from its prompt, so conversations running in parallel may take them in any
+    order (a fixed gate-then-route sequence would hand one thread's route answer to another's gate)."""
     for _ in range(times):
-        to_profile(llm)
+        llm.enqueue("classifier", profile_route).enqueue("classifier", profile_route)
         llm.enqueue("executor", echo_answer)
         llm.enqueue("verifier", verdict(9))
 
