@@ -188,6 +188,7 @@ def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     except Exception:  # noqa: BLE001 - a crash in one case is a failed case, never a dead run
         rec.update(passed=False, error=traceback.format_exc(), error_code="crash")
     rec["calls_by_role"] = ledger.by_role()
+    rec["calls_by_model"] = ledger.by_role_and_model()  # a role's tiers are priced by their own model
     # EcoAssistant: which tier (or, without tiers, which model) answered each executor call.
     rec["executor_tiers"] = dict(Counter(r.tier or r.model for r in ledger.records if r.role == "executor"))
     rec["calls"] = ledger.totals()

@@ -46,28 +46,35 @@ def configured(cfg: EvalConfig, name: str, seed: int | None) -> EvalConfig:
                                   "shuffle_seed": seed})
 
 
+def orders_of(name: str, seeds: list[int | None]) -> list[int | None]:
+    """The orders configuration ``name`` runs in: every seed with demonstrations; without them each case
+    is independent of the others (isolated database, empty memory), so the order cannot change a result
+    and the first seed stands for all."""
+    return seeds if CONFIGURATIONS[name][1] else seeds[:1]
+
+
 def run_dirs(out_dir: Path, name: str, seeds: list[int | None]) -> list[Path]:
-    """Where each order of configuration ``name`` runs."""
+    """Where each order of configuration ``name`` runs (one directory per seed when several)."""
     return [out_dir / name] if len(seeds) == 1 else [out_dir / name / f"order-{s}" for s in seeds]
 
 
 def run_configurations(cfg: EvalConfig, dataset_dir: Path, out_dir: Path, *, names: tuple[str, ...],
                        orders: int = 1, **run_kwargs: Any) -> list[dict]:
     """Run every configuration in ``names`` over ``orders`` orders (seeds 1..orders; one order: the
-    config's own seed); returns one summary per configuration, averaged over its orders."""
+    config's own seed; see ``orders_of``); returns one summary per configuration, averaged over its orders."""
     out_dir = Path(out_dir)
     seeds: list[int | None] = list(range(1, orders + 1)) if orders > 1 else [cfg.shuffle_seed]
     for name in names:
-        for seed, where in zip(seeds, run_dirs(out_dir, name, seeds)):
+        mine = orders_of(name, seeds)
+        for seed, where in zip(mine, run_dirs(out_dir, name, mine)):
             if run_kwargs.get("progress", True):
                 print(f"== {name} (order {seed}) ==", flush=True)
             run_eval(configured(cfg, name, seed), dataset_dir, where, **run_kwargs)
-    first = run_dirs(out_dir, "1.5b", seeds)[0]
-    baseline = baseline_from(first) if "1.5b" in names else None
+    baseline = baseline_from(run_dirs(out_dir, "1.5b", orders_of("1.5b", seeds))[0]) if "1.5b" in names else None
     summaries, streams = [], {}
     for name in names:
         per_order = []
-        for where in run_dirs(out_dir, name, seeds):
+        for where in run_dirs(out_dir, name, orders_of(name, seeds)):
             meta, records = load_run(where)
             s = summarize(records, meta, baseline_cost=baseline)
             write_report(where, records, meta, s)
@@ -77,8 +84,9 @@ def run_configurations(cfg: EvalConfig, dataset_dir: Path, out_dir: Path, *, nam
     plot_stream(streams, out_dir / FIG_STREAM)
     (out_dir / "ecoassistant.json").write_text(json.dumps(summaries, indent=2, default=str), encoding="utf-8")
     (out_dir / "ecoassistant.md").write_text(
-        f"# EcoAssistant configurations\n\nSame cases for every configuration, {len(seeds)} order(s); relative "
-        f"cost against {'the 1.5B-only run' if baseline else 'one executor call'}.\n\n{eco_markdown(summaries)}"
+        f"# EcoAssistant configurations\n\nSame cases for every configuration; with demonstrations {len(seeds)} "
+        f"shuffled order(s), without them one (the order cannot matter); relative cost against "
+        f"{'the 1.5B-only run' if baseline else 'one executor call'}.\n\n{eco_markdown(summaries)}"
         f"\n\n![success and cost against cases seen]({FIG_STREAM})\n", encoding="utf-8")
     return summaries
 

@@ -107,3 +107,10 @@ class Ledger:
         for rec in self.records:
             groups.setdefault(rec.role, []).append(rec)
         return {role: summarize(recs) for role, recs in groups.items()}
+
+    def by_role_and_model(self) -> dict[str, dict[str, dict]]:
+        """``totals()`` per role and, within it, per model (a role with tiers calls several)."""
+        groups: dict[str, dict[str, list[CallRecord]]] = {}
+        for rec in self.records:
+            groups.setdefault(rec.role, {}).setdefault(rec.model, []).append(rec)
+        return {role: {model: summarize(recs) for model, recs in models.items()} for role, models in groups.items()}

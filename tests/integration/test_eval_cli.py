@@ -156,8 +156,8 @@ def test_eval_ablate_configurations_run_as_streams_over_orders(cphos_dir, tmp_pa
     assert set(summaries) == {"1.5b", "hierarchy+demos"} and summaries["1.5b"]["relative_cost"] == 1.0
     assert summaries["1.5b"]["demonstrations"]["per_request"] == 0
     assert (out / "hierarchy+demos" / "order-2" / "work" / "memory.db").is_file()
-    assert not (out / "1.5b" / "order-1" / "work" / "memory.db").exists()
-    orders = [[json.loads(line)["case_id"] for line in (out / "1.5b" / f"order-{n}" / "results.jsonl").open()]
+    assert not (out / "1.5b" / "work" / "memory.db").exists() and not (out / "1.5b" / "order-2").exists()
+    orders = [[json.loads(line)["case_id"] for line in (out / "hierarchy+demos" / f"order-{n}" / "results.jsonl").open()]
               for n in (1, 2)]
     assert sorted(orders[0]) == sorted(orders[1])  # the same cases, each order its own shuffle
     assert "| hierarchy+demos |" in res.output and (out / "stream.png").stat().st_size > 1000
