@@ -2,8 +2,9 @@
 
 Costs: every role's calls are priced with the configured (input, output) USD per 1M tokens; tokens
 are the provider's counts when reported, else ``ceil(chars/4)``. When every configured price is 0
-(the embedded local model), the run is priced at gpt-3.5-turbo's list price (1.5 / 2.0) so that
-relative costs stay comparable; ``price_basis`` in the summary says which was used.
+(the embedded local models), the run is priced at gpt-3.5-turbo's list price (1.5 / 2.0), the 0.5B's
+tokens at the share of it its size gives (``LOCAL_SCALE``), so that relative costs stay comparable;
+``price_basis`` in the summary says which was used.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import statistics
 from collections import Counter, defaultdict
 
 from chops.llm.accounting import estimate_tokens
+from chops.settings import MODEL_05B_NAME
 from eval.dataset import EXPECTED_ROUTE
 
 FALLBACK_PRICES = (1.5, 2.0)  # gpt-3.5-turbo, the paper's Table 5
@@ -32,24 +34,49 @@ def _acc(recs: list[dict]) -> float | None:
     return round(sum(bool(r.get("passed")) for r in recs) / len(recs), 4) if recs else None
 
 
+# Under the fallback price a local model's tokens cost in proportion to its parameters (a dense transformer
+# spends ~2 FLOPs per parameter per token): the 1.5B at gpt-3.5's list price, the 0.5B at 494M/1,544M of it.
+LOCAL_SCALE = {MODEL_05B_NAME: 494 / 1544}
+
+
+class FallbackPrices(defaultdict):
+    """Every role at gpt-3.5's list price, each local model's tokens scaled by ``LOCAL_SCALE``."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda: FALLBACK_PRICES)
+
+
 def role_prices(meta: dict) -> tuple[dict[str, tuple[float, float]], str]:
     """Per-role prices from run meta, with the fallback rule of this module's docstring."""
     prices = {r: tuple(v.get("prices") or (0.0, 0.0)) for r, v in (meta.get("roles") or {}).items()}
     if not prices or all(p == (0.0, 0.0) for p in prices.values()):
-        return defaultdict(lambda: FALLBACK_PRICES), "gpt-3.5-turbo list price (configured prices are 0)"
+        return FallbackPrices(), "gpt-3.5-turbo list price scaled by local model size (configured prices are 0)"
     return defaultdict(lambda: (0.0, 0.0), prices), "configured prices"
 
 
+def _tokens(tot: dict) -> tuple[int, int]:
+    return (tot.get("prompt_tokens") or estimate_tokens(tot.get("chars_in", 0)),
+            tot.get("completion_tokens") or estimate_tokens(tot.get("chars_out", 0)))
+
+
 def priced_cost(rec: dict, prices: dict[str, tuple[float, float]], roles: tuple[str, ...] | None = None) -> float:
-    """USD of one request's agent calls (the judge excluded) at ``prices``."""
+    """USD of one request's agent calls (the judge excluded) at ``prices``.
+
+    A record that keeps its calls per model (a role with tiers calls several) is priced per model: under
+    the fallback by ``LOCAL_SCALE``, with configured prices by what each call cost at its tier's price."""
     total = 0.0
-    for role, tot in (rec.get("calls_by_role") or {}).items():
+    by_model = rec.get("calls_by_model") or {role: {None: tot} for role, tot in (rec.get("calls_by_role") or {}).items()}
+    for role, models in by_model.items():
         if roles is not None and role not in roles:
             continue
-        tin = tot.get("prompt_tokens") or estimate_tokens(tot.get("chars_in", 0))
-        tout = tot.get("completion_tokens") or estimate_tokens(tot.get("chars_out", 0))
-        pin, pout = prices[role]
-        total += (tin * pin + tout * pout) / 1_000_000
+        for model, tot in models.items():
+            if model is not None and not isinstance(prices, FallbackPrices):
+                total += tot.get("cost_usd") or 0.0
+                continue
+            tin, tout = _tokens(tot)
+            pin, pout = prices[role]
+            scale = LOCAL_SCALE.get(model, 1.0) if isinstance(prices, FallbackPrices) else 1.0
+            total += scale * (tin * pin + tout * pout) / 1_000_000
     return total
 
 

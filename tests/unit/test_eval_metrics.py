@@ -9,6 +9,7 @@ import pytest
 from chops.settings import get_settings
 from eval.config import EvalConfig, load_config
 from eval.dataset import DatasetError, load_cases
+from chops.settings import MODEL_05B_NAME, MODEL_15B_NAME
 from eval.metrics import confusion, iteration_table, pass_hat_k, priced_cost, role_prices, summarize
 from eval.report import write_report
 
@@ -74,6 +75,20 @@ def test_costs_use_configured_prices_and_fall_back_when_all_zero():
     zero = {"roles": {"executor": {"prices": [0.0, 0.0]}}}
     fallback, basis = role_prices(zero)
     assert fallback["executor"] == (1.5, 2.0) and "gpt-3.5" in basis
+
+
+def test_a_role_with_tiers_is_priced_per_model():
+    small, large = MODEL_05B_NAME, MODEL_15B_NAME
+    tot = {"calls": 1, "prompt_tokens": 1000, "completion_tokens": 100}
+    r = rec("a", True, roles={"executor": {"calls": 2, "chars_in": 8000, "chars_out": 800}})
+    r["calls_by_model"] = {"executor": {small: {**tot, "cost_usd": 0.5}, large: {**tot, "cost_usd": 2.0}}}
+    fallback, _ = role_prices({"roles": {"executor": {"prices": [0.0, 0.0]}}})
+    one = (1000 * 1.5 + 100 * 2.0) / 1e6  # one call's tokens at gpt-3.5's list price
+    # the 1.5B at the list price, the 0.5B at its share of the parameters
+    assert priced_cost(r, fallback) == pytest.approx(one + one * 494 / 1544)
+    assert priced_cost({k: v for k, v in r.items() if k != "calls_by_model"}, fallback) == pytest.approx(2 * one)
+    prices, _ = role_prices(META)  # configured: what each call cost at its own tier's price
+    assert priced_cost(r, prices) == pytest.approx(2.5)
 
 
 def test_summary_accuracies_and_relative_cost_against_a_measured_baseline():
