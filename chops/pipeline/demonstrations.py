@@ -9,10 +9,11 @@ the user part of a prompt (``${demonstrations}``), so the static heads stay cach
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol
 
 from apis.outcomes import Outcome
-from chops.pipeline.context import Candidate, dumps
+from chops.pipeline.context import Candidate
 from chops.pipeline.prompting import clip, fragment, section
 from chops.records import CONVERSATION_ROUTES, Solution, TurnResult
 
@@ -64,16 +65,23 @@ def _decision(sol: Solution, prompt: str) -> str | None:
     return labels.get(sol.route)
 
 
+def reply_json(value: Any) -> str:
+    """``value`` as the model writes its reply: compact JSON (the grammar allows no spaces)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _executor_line(sol: Solution, prompt: str) -> str | None:
     if sol.route == "system" and prompt in ("system", "only"):
         call: dict[str, Any] = {"operation": sol.operation}
         if sol.args is not None:  # a read's arguments are not remembered
             call["args"] = sol.args
-        return dumps({"call": call})
+        # Exactly as the prompt's own reply is written (compact JSON, as in its made-up examples): a plan
+        # in the system executor, one call in the executor-only one.
+        return reply_json({"calls": [call]} if prompt == "system" else {"call": call})
     if sol.route == "guide" and prompt in ("guide", "only"):
         answer = clip(sol.answer or "", ANSWER_CLIP)
         if prompt == "only":
-            return dumps({"call": {"operation": "AnswerDirectly", "answer": answer}})
+            return reply_json({"call": {"operation": "AnswerDirectly", "answer": answer}})
         return fragment("demonstration_answer", answer=answer, source=sol.source or "none")
     return None
 

@@ -133,7 +133,8 @@ def test_recalled_solutions_are_demonstrations_in_the_user_part_of_classifier_an
     assert '"please set my upload limit to 55" -> do_operation' in classifier_calls[1][1][1]
     assert all("limit to 55" not in m[0][1] for m in classifier_calls)  # never in the cached system part
     executor = prompt_text(llm, "executor")
-    assert '-> {"call": {"operation": "ChangeAllTypesUploadLimit", "args": {"Limit": 55}}}' in executor
+    # in the shape of the executor's own reply (a plan, compact as the grammar writes it)
+    assert '-> {"calls":[{"operation":"ChangeAllTypesUploadLimit","args":{"Limit":55}}]}' in executor
     assert "limit to 55" not in prompt_text(llm, "verifier")
     [recall] = events_of(res.trace, Recall)
     assert recall.ids == [1] and recall.similarities[0] >= 0.6
