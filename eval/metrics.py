@@ -156,6 +156,12 @@ def tier_shares(records: list[dict]) -> dict[str, float]:
     return {tier: round(n / total, 4) for tier, n in calls.most_common()} if total else {}
 
 
+def wrong_writes(records: list[dict]) -> int:
+    """Requests that committed a write and failed their grade: a change nobody asked for, to the wrong
+    value or of the wrong kind (EcoAssistant's hierarchy must keep this at zero)."""
+    return sum(bool(r.get("committed")) and not r.get("passed") for r in records)
+
+
 def demonstration_counts(records: list[dict]) -> dict:
     """Demonstrations shown: in all, per request, how many requests saw any; solutions remembered."""
     shown = [int(r.get("demonstrations") or 0) for r in records]
@@ -185,7 +191,7 @@ def summarize(records: list[dict], meta: dict, *, baseline_cost: float | None = 
         "errors": sum(bool(r.get("error")) for r in records),
         "error_codes": dict(Counter(r.get("error_code") for r in records if r.get("error"))),
         "acc_sys": _acc(sys_r), "n_sys": len(sys_r), "acc_file": _acc(gui_r), "n_file": len(gui_r),
-        "acc_all": _acc(records),
+        "acc_all": _acc(records), "wrong_writes": wrong_writes(records),
         "similarity_mean": _mean(sims),
         "operation_accuracy": _acc([{"passed": operations(r) == [r.get("gold_api")]} for r in sys_ops]),
         "calls_per_request": _mean([(r.get("calls") or {}).get("calls", 0) for r in records]),

@@ -103,6 +103,7 @@ def averaged(name: str, summaries: list[dict]) -> dict:
         out[key] = round(statistics.fmean(values), 4) if values else None
     accs = [s["acc_all"] for s in summaries if s.get("acc_all") is not None]
     out["acc_all_range"] = [min(accs), max(accs)] if accs else None
+    out["wrong_writes"] = sum(s.get("wrong_writes") or 0 for s in summaries)  # over all orders
     tiers = {t for s in summaries for t in s.get("tiers", {})}
     out["tiers"] = {t: round(statistics.fmean(s.get("tiers", {}).get(t, 0.0) for s in summaries), 4) for t in tiers}
     out["demonstrations"] = {"per_request": statistics.fmean(s["demonstrations"]["per_request"] or 0
@@ -115,10 +116,11 @@ def eco_markdown(summaries: list[dict]) -> str:
     pct = lambda v: "–" if v is None else f"{100 * v:.1f}"  # noqa: E731
     rows = [[s["configuration"], pct(s["acc_sys"]), pct(s["acc_file"]), pct(s["acc_all"]),
              "–" if not s["acc_all_range"] else f"{pct(s['acc_all_range'][0])}–{pct(s['acc_all_range'][1])}",
-             s["relative_cost"], s["latency_median_s"],
+             s["wrong_writes"], s["relative_cost"], s["latency_median_s"],
              ", ".join(f"{t} {pct(v)}" for t, v in sorted(s["tiers"].items())),
              round(s["demonstrations"]["per_request"], 2), s["orders"]] for s in summaries]
-    return md_table(["configuration", "Acc_sys (%)", "Acc_file (%)", "accuracy (%)", "over orders", "relative cost",
+    return md_table(["configuration", "Acc_sys (%)", "Acc_file (%)", "accuracy (%)", "over orders", "wrong writes",
+                     "relative cost",
                      "latency median (s)", "executor calls per tier (%)", "demonstrations / request", "orders"],
                     rows)
 

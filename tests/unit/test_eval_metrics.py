@@ -77,6 +77,11 @@ def test_costs_use_configured_prices_and_fall_back_when_all_zero():
     assert fallback["executor"] == (1.5, 2.0) and "gpt-3.5" in basis
 
 
+def test_a_committed_write_on_a_failed_case_is_a_wrong_write():
+    recs = [rec("s1", True, committed=True), rec("s2", False, committed=True), rec("s3", False, committed=False)]
+    assert summarize(recs, META)["wrong_writes"] == 1  # s3 failed without writing: not a wrong write
+
+
 def test_a_role_with_tiers_is_priced_per_model():
     small, large = MODEL_05B_NAME, MODEL_15B_NAME
     tot = {"calls": 1, "prompt_tokens": 1000, "completion_tokens": 100}
