@@ -203,12 +203,14 @@ class Agent:
     def _remember(self, ctx: TurnContext, cand: Candidate, passed: bool, result: TurnResult) -> TurnResult:
         """Store a verified (and, for a write, committed) solution; the reply is already decided, so a
         failure here is logged and the turn stands."""
-        solution = solution_of(ctx.text, cand, passed, result) if self.memory is not None else None
-        if solution is None:
+        if self.memory is None:
             return result
         try:
+            solution = solution_of(ctx.text, cand, passed, result)
+            if solution is None:
+                return result
             memory_id = self.memory.remember(solution)
-        except Exception:  # noqa: BLE001 - the user's turn is done; the memory is an optimisation
+        except Exception:  # noqa: BLE001 - the user's turn is done (a write committed); the memory is an optimisation
             log.exception("could not remember the solution of turn %s", ctx.trace.info.get("turn_key"))
             return result
         ctx.trace.info["remembered"] = memory_id

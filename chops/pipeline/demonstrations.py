@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from apis.outcomes import Outcome
 from chops.pipeline.context import Candidate
 from chops.pipeline.prompting import clip, fragment, section
-from chops.records import CONVERSATION_ROUTES, Solution, TurnResult
+from chops.records import CONVERSATION_ROUTES, PARTIAL, Solution, TurnResult
 
 ANSWER_CLIP = 300  # a remembered guide answer, as shown: the gist is enough to steer
 CLASSIFIER_PROMPTS = ("level1", "level2", "onelevel")
@@ -34,8 +34,8 @@ def solution_of(text: str, cand: Candidate, passed: bool, result: TurnResult) ->
     (a write committed, a read or answer given), never a refusal, a queued write or an ask-back."""
     if not passed or result.queued or cand.route in CONVERSATION_ROUTES:  # small talk: a fixed reply
         return None
-    if cand.operation is not None and (result.outcome is None or not Outcome(result.outcome).succeeded):
-        return None
+    if cand.operation is not None and (result.outcome in (None, PARTIAL) or not Outcome(result.outcome).succeeded):
+        return None  # a refusal, or a plan done only in part: not a solution to show again
     if cand.route == "basic_info":
         return Solution(request=text, route="basic_info")
     if cand.route == "guide":

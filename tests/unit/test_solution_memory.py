@@ -12,7 +12,7 @@ from apis.service import Api
 from chops.memory import SolutionMemory
 from chops.pipeline.events import Recall, events_of
 from chops.records import Solution
-from tests.unit.pipeline_support import (ABOUT_PLATFORM, WordsEmbedder, call, demo_engine, make_agent, prompt_text,
+from tests.unit.pipeline_support import (ABOUT_PLATFORM, WordsEmbedder, call, demo_engine, make_agent, plan, prompt_text,
                                          to_guide, to_profile, to_system, verdict)
 
 
@@ -51,6 +51,18 @@ def test_nothing_is_remembered_from_a_rejected_queued_or_refused_write(engine, m
     llm.enqueue("executor", call("ChangeAllTypesMarkingSubject", SubjectIndex=12)).enqueue("verifier", verdict(9))
     assert agent.handle("demo_leader", "let me grade problem 12", turn_key="m:3").outcome == "refused_invalid_arg"
     assert stored(engine) == []
+
+
+def test_a_plan_done_only_in_part_is_not_remembered(engine, memory, caplog):
+    agent, llm = make_agent(engine, memory=memory)
+    to_system(llm)  # the limit can change; demo_busy_leader's account state refuses a new marking subject
+    llm.enqueue("executor", plan(("ChangeAllTypesUploadLimit", {"Limit": 40}),
+                                 ("ChangeAllTypesMarkingSubject", {"SubjectIndex": 4})))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle("demo_busy_leader", "upload limit 40 and let me grade problem 4", turn_key="m:9")
+    assert res.committed and res.outcome == "partial" and res.error is None
+    assert stored(engine) == [] and res.trace.get("remembered") is None
+    assert "could not remember" not in caplog.text  # decided, not an error swallowed
 
 
 def test_a_read_keeps_only_its_operation_and_a_profile_answer_only_its_route(engine, memory):
