@@ -156,10 +156,18 @@ def tier_shares(records: list[dict]) -> dict[str, float]:
     return {tier: round(n / total, 4) for tier, n in calls.most_common()} if total else {}
 
 
+def _wrong_write(r: dict) -> bool:
+    if not r.get("committed"):
+        return False
+    checks = (r.get("grade") or {}).get("checks") or {}
+    # A system case grades the database's effect on its own; any other case should have written nothing.
+    return checks["effect"] is False if "effect" in checks else not r.get("passed")
+
+
 def wrong_writes(records: list[dict]) -> int:
-    """Requests that committed a write and failed their grade: a change nobody asked for, to the wrong
-    value or of the wrong kind (EcoAssistant's hierarchy must keep this at zero)."""
-    return sum(bool(r.get("committed")) and not r.get("passed") for r in records)
+    """Requests that committed a change the database should not show: nobody asked for it, or to the wrong
+    value (a right write with a wrong reply is not one). EcoAssistant's hierarchy must keep this at zero."""
+    return sum(_wrong_write(r) for r in records)
 
 
 def demonstration_counts(records: list[dict]) -> dict:

@@ -77,9 +77,14 @@ def test_costs_use_configured_prices_and_fall_back_when_all_zero():
     assert fallback["executor"] == (1.5, 2.0) and "gpt-3.5" in basis
 
 
-def test_a_committed_write_on_a_failed_case_is_a_wrong_write():
-    recs = [rec("s1", True, committed=True), rec("s2", False, committed=True), rec("s3", False, committed=False)]
-    assert summarize(recs, META)["wrong_writes"] == 1  # s3 failed without writing: not a wrong write
+def test_a_committed_write_the_database_should_not_show_is_a_wrong_write():
+    graded = lambda effect: {"checks": {"outcome": True, "effect": effect}}  # noqa: E731
+    recs = [rec("s1", True, committed=True, grade=graded(True)),
+            rec("s2", False, committed=True, grade=graded(False)),  # the wrong change
+            rec("s3", False, committed=True, grade={"checks": {"outcome": False, "effect": True}}),  # right write
+            rec("s4", False, committed=False, grade=graded(False)),  # failed without writing
+            rec("g1", False, committed=True, kind="guide", grade={"checks": {}})]  # a question that wrote
+    assert summarize(recs, META)["wrong_writes"] == 2
 
 
 def test_a_role_with_tiers_is_priced_per_model():
