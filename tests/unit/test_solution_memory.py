@@ -11,6 +11,8 @@ from apis import tables as t
 from apis.service import Api
 from chops.memory import SolutionMemory
 from chops.pipeline.events import Recall, events_of
+from chops.pipeline.context import Candidate, Step
+from chops.pipeline.demonstrations import solution_of
 from chops.records import Solution
 from tests.unit.pipeline_support import (ABOUT_PLATFORM, WordsEmbedder, call, demo_engine, make_agent, plan, prompt_text,
                                          to_guide, to_profile, to_system, verdict)
@@ -53,7 +55,7 @@ def test_nothing_is_remembered_from_a_rejected_queued_or_refused_write(engine, m
     assert stored(engine) == []
 
 
-def test_a_plan_done_only_in_part_is_not_remembered(engine, memory, caplog):
+def test_a_plan_done_only_in_part_is_not_remembered(engine, memory):
     agent, llm = make_agent(engine, memory=memory)
     to_system(llm)  # the limit can change; demo_busy_leader's account state refuses a new marking subject
     llm.enqueue("executor", plan(("ChangeAllTypesUploadLimit", {"Limit": 40}),
@@ -62,7 +64,9 @@ def test_a_plan_done_only_in_part_is_not_remembered(engine, memory, caplog):
     res = agent.handle("demo_busy_leader", "upload limit 40 and let me grade problem 4", turn_key="m:9")
     assert res.committed and res.outcome == "partial" and res.error is None
     assert stored(engine) == [] and res.trace.get("remembered") is None
-    assert "could not remember" not in caplog.text  # decided, not an error swallowed
+    # decided by the rule (the agent would also swallow an error here, as the turn is done)
+    step = Step("ChangeAllTypesUploadLimit", {"Limit": 40}, {"Limit": 40}, writes=True)
+    assert solution_of("upload limit 40 and …", Candidate(1, "system", steps=[step]), True, res) is None
 
 
 def test_a_read_keeps_only_its_operation_and_a_profile_answer_only_its_route(engine, memory):
