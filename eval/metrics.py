@@ -65,7 +65,8 @@ def priced_cost(rec: dict, prices: dict[str, tuple[float, float]], roles: tuple[
     A record that keeps its calls per model (a role with tiers calls several) is priced per model: under
     the fallback by ``LOCAL_SCALE``, with configured prices by what each call cost at its tier's price."""
     total = 0.0
-    by_model = rec.get("calls_by_model") or {role: {None: tot} for role, tot in (rec.get("calls_by_role") or {}).items()}
+    by_model = rec.get("calls_by_model") or {role: {None: tot}
+                                              for role, tot in (rec.get("calls_by_role") or {}).items()}
     for role, models in by_model.items():
         if roles is not None and role not in roles:
             continue
