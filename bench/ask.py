@@ -5,7 +5,12 @@ tokens per role, characters in/out, iterations, whether route, operation and out
 expected; then, with ``--concurrency``, turns per minute and latency with that many conversations at once.
 
     python -m bench.ask [--repeats N] [--only ROUTE] [--architecture ARCH] [--concurrency 1,4,8]
-                        [--turns-each N] [--json] [--show-replies]
+                        [--turns-each N] [--json] [--show-replies] [--vs-executor-tiers local-0.5b,local-1.5b]
+
+``--vs-executor-tiers`` times a second setting side by side in the same run: every case runs under
+the configured executor and then under those tiers (the order alternating per repeat, so drift of
+the machine hits both alike), both sharing the same engines; the table gets one block per setting
+and the median of the per-case latency ratios.
 
 The requests are our own, written for the demo data set (``apis/demo.py``) and the demo guides.
 Every request runs on a fresh copy of the demo database, so a committed write never changes the
@@ -80,6 +85,7 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
            "iterations": res.iterations, "chars_in": res.chars_in, "chars_out": res.chars_out,
            "calls": res.trace["totals"]["calls"], "latency_s": round(wall, 2),
            "first_token_s": round(first[0], 2) if first else None, "error": res.error, "reply": res.reply,
+           "tier": res.trace.get("tier"),
            "by_role": {role: {"calls": v["calls"], "chars_in": v["chars_in"], "latency_s": round(v["latency_s"], 2),
                               "prompt_tokens": v["prompt_tokens"], "completion_tokens": v["completion_tokens"]}
                        for role, v in res.trace["by_role"].items()},
@@ -118,22 +124,47 @@ def run(args: argparse.Namespace) -> dict:
     llm = build_llm(settings)
     llm.load()  # load the weights before timing anything
     cases = [c for c in CASES if args.only in (None, c[2])]
+    setups = [("configured", settings, llm)]
+    if args.vs_executor_tiers:
+        tiered = _with_executor_tiers(settings, args.vs_executor_tiers)
+        setups.append(("executor " + ",".join(args.vs_executor_tiers), tiered, build_llm(tiered)))
+        setups[1][2].load()
     rows, levels = [], []
     with tempfile.TemporaryDirectory() as tmp:
         from chops.pipeline import Agent
 
-        Agent(None, llm, settings, index, approvals=None).warm()  # as the service does before it is ready
+        for _, s, model in setups:  # as the service does before it is ready
+            Agent(None, model, s, index, approvals=None).warm()
         for rep in range(args.repeats):
             for i, case in enumerate(cases):
-                rows.append(_one(llm, settings, index, Path(tmp), f"{rep}-{i}", case))
-                _print_row(rows[-1], args.show_replies)
+                for name, s, model in setups[::-1] if rep % 2 else setups:
+                    rows.append({**_one(model, s, index, Path(tmp), f"{rep}-{i}-{len(rows)}", case), "setup": name})
+                    _print_row(rows[-1], args.show_replies)
         for level in args.concurrency:
             levels.append(concurrent(llm, settings, index, Path(tmp), cases, level, args.turns_each))
             print(f"concurrency {levels[-1]}", flush=True)
     return {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "threads": settings.local_threads,
             "settings": {"architecture": settings.architecture, "max_iterations": settings.max_iterations,
                          "models": {r: settings.roles.get(r).model for r in ("classifier", "executor", "verifier")}},
-            "rows": rows, "summary": summarize(rows), "concurrency": levels}
+            "rows": rows, "concurrency": levels,
+            "summary": summarize([r for r in rows if r["setup"] == "configured"]),
+            "compared": {name: summarize([r for r in rows if r["setup"] == name]) for name, *_ in setups[1:]},
+            "ratio_p50": _paired_ratio(rows, [name for name, *_ in setups])}
+
+
+def _with_executor_tiers(settings, tiers: list[str]):
+    """``settings`` with the executor's tiers set to ``tiers`` (the other roles unchanged)."""
+    executor = settings.roles.executor.model_copy(update={"tiers": tiers})
+    return settings.model_copy(update={"roles": settings.roles.model_copy(update={"executor": executor})})
+
+
+def _paired_ratio(rows: list[dict], setups: list[str]) -> float | None:
+    """Median over the runs of each case of (second setting's latency / first's), paired run by run."""
+    if len(setups) < 2:
+        return None
+    firsts = [r for r in rows if r["setup"] == setups[0]]
+    seconds = [r for r in rows if r["setup"] == setups[1]]
+    return round(statistics.median(b["latency_s"] / a["latency_s"] for a, b in zip(firsts, seconds)), 3)
 
 
 def _pct(values: list[float], q: int) -> float:
@@ -179,10 +210,22 @@ def _print_row(row: dict, show_reply: bool) -> None:
     ok = "ok " if row["route_ok"] and row["operation_ok"] and row["outcome_ok"] else "BAD"
     print(f"{ok} {row['latency_s']:7.1f}s it={row['iterations']} in={row['chars_in']:6d} out={row['chars_out']:4d} "
           f"{row['route']}/{row['operation']}/{row['outcome']} {row['args'] or ''} scores={row['scores']} "
+          f"tier={row['tier']} "
           f"<- {row['nickname']}: {row['request']}", flush=True)
     if show_reply:
         roles = ", ".join(f"{k} {v['calls']}x {v['latency_s']}s/{v['prompt_tokens']}tok" for k, v in row["by_role"].items())
         print(f"      {roles}\n      reply: {row['reply']}", flush=True)
+
+
+def _print_summary(s: dict) -> None:
+    print(f"{'route':<11} {'n':>3} {'p50 s':>6} {'p90 s':>6} {'1st tok s':>9} {'chars in':>9} {'chars out':>9} "
+          f"{'iters':>6} {'gen tok cls/exe/ver':>20} {'correct':>8}")
+    for route, r in [*s["by_route"].items(), ("all", s["overall"])]:
+        g = r["generated_tokens"]
+        print(f"{route:<11} {r['n']:>3} {r['p50_latency_s']:>6} {r['p90_latency_s']:>6} "
+              f"{r.get('p50_first_token_s', '') or '':>9} {r['median_chars_in']:>9} {r['median_chars_out']:>9} "
+              f"{r['median_iterations']:>6} {g['classifier']:>6}/{g['executor']}/{g['verifier']:<6} "
+              f"{r['correct']:>5}/{r['n']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=lambda v: [int(x) for x in v.split(",") if x], default=[],
                         help="comma-separated numbers of simultaneous conversations, e.g. 1,4,8")
     parser.add_argument("--turns-each", type=int, default=3, help="requests per conversation at each level")
+    parser.add_argument("--vs-executor-tiers", type=lambda v: [x.strip() for x in v.split(",") if x.strip()],
+                        default=None, help="also run every case with the executor on these tiers, side by side")
     args = parser.parse_args(argv)
     result = run(args)
     s = result["summary"]
@@ -204,14 +249,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
         return 0
     print(f"\narchitecture {result['settings']['architecture']}, models {result['settings']['models']}")
-    print(f"{'route':<11} {'n':>3} {'p50 s':>6} {'p90 s':>6} {'1st tok s':>9} {'chars in':>9} {'chars out':>9} "
-          f"{'iters':>6} {'gen tok cls/exe/ver':>20} {'correct':>8}")
-    for route, r in [*s["by_route"].items(), ("all", s["overall"])]:
-        g = r["generated_tokens"]
-        print(f"{route:<11} {r['n']:>3} {r['p50_latency_s']:>6} {r['p90_latency_s']:>6} "
-              f"{r.get('p50_first_token_s', '') or '':>9} {r['median_chars_in']:>9} {r['median_chars_out']:>9} "
-              f"{r['median_iterations']:>6} {g['classifier']:>6}/{g['executor']}/{g['verifier']:<6} "
-              f"{r['correct']:>5}/{r['n']}")
+    for name, summary in [("configured", s), *result["compared"].items()]:
+        if result["compared"]:
+            print(f"-- {name}")
+        _print_summary(summary)
+    if result["ratio_p50"] is not None:
+        print(f"median paired latency ratio (second / configured): {result['ratio_p50']}")
     o = s["overall"]
     for level in result["concurrency"]:
         print(f"{level['conversations']} conversations at once: {level['turns']} turns in {level['wall_s']} s = "
