@@ -127,8 +127,9 @@ def run(args: argparse.Namespace) -> dict:
     setups = [("configured", settings, llm)]
     if args.vs_executor_tiers:
         tiered = _with_executor_tiers(settings, args.vs_executor_tiers)
-        setups.append(("executor " + ",".join(args.vs_executor_tiers), tiered, build_llm(tiered)))
-        setups[1][2].load()
+        tiered_llm = build_llm(tiered)  # its engines are the shared ones: only a model not yet up loads
+        tiered_llm.load()
+        setups.append(("executor " + ",".join(args.vs_executor_tiers), tiered, tiered_llm))
     rows, levels = [], []
     with tempfile.TemporaryDirectory() as tmp:
         from chops.pipeline import Agent
@@ -153,9 +154,11 @@ def run(args: argparse.Namespace) -> dict:
 
 
 def _with_executor_tiers(settings, tiers: list[str]):
-    """``settings`` with the executor's tiers set to ``tiers`` (the other roles unchanged)."""
-    executor = settings.roles.executor.model_copy(update={"tiers": tiers})
-    return settings.model_copy(update={"roles": settings.roles.model_copy(update={"executor": executor})})
+    """``settings`` with the executor's tiers set to ``tiers`` (the other roles unchanged), applied and
+    validated as an eval config's role overrides are."""
+    from eval.config import EvalConfig
+
+    return EvalConfig(roles={"executor": {"tiers": tiers}}).apply(settings)
 
 
 def _paired_ratio(rows: list[dict], setups: list[str]) -> float | None:
