@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from chops.desk.notices import LATER, OFFER
-from tests.e2e.test_browser_widget import PHONE, browser, host_site_jwt  # noqa: F401 - the fixture
+from tests.e2e.test_browser_widget import PHONE, browser, host_site_jwt, sign_in  # noqa: F401 - the fixture
 from tests.unit.desk_support import HANDOFF_REPLY, desk_app, script_handoff, staff_headers
 from tests.unit.pipeline_support import to_guide, verdict
-from tests.unit.web_support import STAFF_PASSWORD, LiveServer, make_app, script_profile_answer
+from tests.unit.web_support import LiveServer, make_app, script_profile_answer
 
 pytestmark = pytest.mark.browser
 SHOTS = Path("/work/shots-handoff")
@@ -59,10 +59,7 @@ def test_hand_off_claim_reply_answer_release_and_the_agent_again(sqlite_url, bro
         cid = page.locator(".chops-widget").get_attribute("data-conversation-id")
 
         staff = browser.new_page(viewport={"width": 1280, "height": 800})
-        staff.goto(f"{srv.url}/console/login")
-        staff.fill("input[name=name]", "erin")
-        staff.fill("input[name=password]", STAFF_PASSWORD)
-        staff.click("button[type=submit]")
+        sign_in(staff, srv.url, "erin")
         staff.click("text=Queue")
         row = staff.locator(f"tr[data-conversation='{cid}']")
         expect(row).to_contain_text("When is the deadline for the appeal of a mark?")

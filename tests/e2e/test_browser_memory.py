@@ -9,8 +9,8 @@ import re
 import pytest
 
 from tests.e2e.test_browser_outcomes import shots  # noqa: F401 - the fixture
-from tests.e2e.test_browser_widget import PHONE, browser  # noqa: F401 - the fixture
-from tests.unit.web_support import STAFF_PASSWORD, LiveServer, add_staff, make_app, script_passed_write, start
+from tests.e2e.test_browser_widget import PHONE, browser, sign_in  # noqa: F401 - the fixture
+from tests.unit.web_support import LiveServer, add_staff, make_app, script_passed_write, start
 
 pytestmark = pytest.mark.browser
 
@@ -27,10 +27,7 @@ def test_staff_delete_a_remembered_solution_in_the_console(sqlite_url, browser, 
     add_staff(app, "sam", "Sam Staff")
     with LiveServer(app) as srv:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.goto(f"{srv.url}/console/login")
-        page.fill("input[name=name]", "sam")
-        page.fill("input[name=password]", STAFF_PASSWORD)
-        page.click("button[type=submit]")
+        sign_in(page, srv.url)
         page.get_by_role("link", name="Memory").click()
         row = page.locator("tr[id^=solution-]")
         expect(row).to_have_count(1)
@@ -64,10 +61,7 @@ def test_every_console_page_fits_a_phone(sqlite_url, browser, shots):  # noqa: F
     with LiveServer(app) as srv:
         phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
         page = phone.new_page()
-        page.goto(f"{srv.url}/console/login")
-        page.fill("input[name=name]", "sam")
-        page.fill("input[name=password]", STAFF_PASSWORD)
-        page.click("button[type=submit]")
+        sign_in(page, srv.url)
         links = page.locator("header a")
         names = links.all_inner_texts()
         assert len(names) >= 9

@@ -13,9 +13,9 @@ import sqlalchemy as sa
 
 import chops.web.analytics as web_analytics
 from apis import tables as t
-from tests.e2e.test_browser_widget import browser, host_site_jwt  # noqa: F401 - the browser fixture
+from tests.e2e.test_browser_widget import browser, host_site_jwt, sign_in  # noqa: F401 - the browser fixture
 from tests.unit.analytics_support import CEREMONY, NOW, seed
-from tests.unit.web_support import STAFF_PASSWORD, LiveServer, add_staff, make_app, script_profile_answer
+from tests.unit.web_support import LiveServer, add_staff, make_app, script_profile_answer
 
 pytestmark = pytest.mark.browser
 
@@ -87,10 +87,7 @@ def test_the_dashboard_shows_charts_from_the_service_alone(sqlite_url, browser, 
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         requested: list[str] = []
         page.on("request", lambda req: requested.append(req.url))
-        page.goto(f"{srv.url}/console/login")
-        page.fill("input[name=name]", "sam")
-        page.fill("input[name=password]", STAFF_PASSWORD)
-        page.click("button[type=submit]")
+        sign_in(page, srv.url)
         page.click("text=Analytics")
         page.fill("input[name=from]", "2026-03-10")
         page.fill("input[name=to]", "2026-03-12")

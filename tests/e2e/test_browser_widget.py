@@ -59,6 +59,14 @@ def shoot(tmp_path):
     return take
 
 
+def sign_in(page, base_url: str, name: str = "sam") -> None:
+    """Sign staff member ``name`` in to the console on ``page`` through its login form."""
+    page.goto(f"{base_url}/console/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", STAFF_PASSWORD)
+    page.click("button[type=submit]")
+
+
 def host_site_jwt(nickname: str) -> str:
     """What the host site does: a stock PyJWT HS256 token with sub and exp."""
     return jwt.encode({"sub": nickname, "exp": int(time.time()) + 600}, SECRET, algorithm="HS256")

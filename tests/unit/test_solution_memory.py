@@ -10,9 +10,9 @@ import sqlalchemy as sa
 from apis import tables as t
 from apis.service import Api
 from chops.memory import SolutionMemory
-from chops.pipeline.events import Recall, events_of
 from chops.pipeline.context import Candidate, Step
 from chops.pipeline.demonstrations import solution_of
+from chops.pipeline.events import Recall, events_of
 from chops.records import Solution
 from tests.unit.pipeline_support import (ABOUT_PLATFORM, WordsEmbedder, call, demo_engine, make_agent, plan, prompt_text,
                                          to_guide, to_profile, to_system, verdict)
