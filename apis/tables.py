@@ -313,5 +313,31 @@ solution = sa.Table(
     sa.Index("ix_solution_status", "status"),
 )
 
+# Admission control (chops.admission): one row per turn waiting for, or running on, the model. Every worker
+# reads the same queue, so the first ``capacity`` live tickets by id run and the rest wait in order. A
+# ticket of a worker that died stops counting at ``expires_at`` (a waiting ticket pushes it forward).
+admission_ticket = sa.Table(
+    "chops_admission_ticket", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("conversation_id", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("admitted_at", sa.DateTime, nullable=True),
+    sa.Column("expires_at", sa.DateTime, nullable=False),
+    sa.Index("ix_admission_expires", "expires_at"),
+)
+
+# Staff sign-in attempts that failed or were throttled (chops.web.signin): the audit of password guessing.
+# ``account`` is the name as typed (it may name no account: nothing tells the two apart elsewhere).
+signin_attempt = sa.Table(
+    "chops_signin_attempt", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.DateTime, nullable=False),
+    sa.Column("account", sa.String(64), nullable=False),
+    sa.Column("address", sa.String(64), nullable=False),
+    sa.Column("outcome", sa.String(16), nullable=False),  # failed | throttled
+    sa.Index("ix_signin_attempt_at", "at"),
+)
+
 PROJECT_TABLES = (audit_log, conversation, turn, approval, approval_step, operation_policy, conversation_state,
-                  conversation_event, staff_account, audit_actor, turn_rating, staff_presence, solution)
+                  conversation_event, staff_account, audit_actor, turn_rating, staff_presence, solution,
+                  admission_ticket, signin_attempt)

@@ -32,6 +32,7 @@ from chops.i18n import reply_language
 from chops.records import TurnRecord, TurnResult
 
 HISTORY_TURNS = 10  # turns of context handed to the agent; keeps a long conversation cheap
+ANSWERED_LOOKBACK = 20  # recent turns searched for a resent message's client key
 
 
 @dataclass(frozen=True)
@@ -84,15 +85,19 @@ class ConversationService:
         return [record for _, record in sorted(keyed, key=lambda kv: kv[0])][-self.history_turns:]
 
     def run_turn(self, conversation_id: str, nickname: str, text: str,
-                 on_event: Callable[[str, dict], None] | None = None) -> StoredTurn:
+                 on_event: Callable[[str, dict], None] | None = None, *, client_key: str | None = None) -> StoredTurn:
         """Answer ``text`` as ``nickname`` (the conversation's authenticated user) and store the turn.
 
+        ``client_key`` (the client's ``Idempotency-Key``) is kept in the turn's trace: ``answered`` finds
+        the turn by it, so a resent message is answered from the store, not run twice.
         Raises ``LLMError`` (nothing written) or the database's error; see the module docstring.
         """
         history = self.history(conversation_id)
         seq = max((t.seq for t in history if t.id is not None), default=self.store.next_seq(conversation_id) - 1) + 1
         result = self.agent.handle(nickname, text, history=history, turn_key=f"{conversation_id}:{seq}",
                                    on_event=on_event, conversation_id=conversation_id)
+        if client_key is not None:
+            result = result.model_copy(update={"trace": {**(result.trace or {}), "client_key": client_key}})
         result, also = self._desk_part(conversation_id, nickname, text, result, history)
         try:
             turn_id = self.store.append_turn(conversation_id, text, result, seq=seq, also=also)
@@ -103,6 +108,12 @@ class ConversationService:
             seq = next((t.seq for t in self.store.history(conversation_id, limit=5) if t.id == turn_id),
                        self.store.next_seq(conversation_id) - 1)
         return StoredTurn(turn_id=turn_id, seq=seq, user_text=text, result=result)
+
+    def answered(self, conversation_id: str, client_key: str) -> TurnRecord | None:
+        """The stored turn of the conversation that answered the message sent with ``client_key``, if any
+        (among its recent turns: a client resends within seconds, not days)."""
+        recent = self.store.history(conversation_id, with_trace=True, limit=ANSWERED_LOOKBACK)
+        return next((t for t in reversed(recent) if (t.trace or {}).get("client_key") == client_key), None)
 
     def _desk_part(self, conversation_id: str, nickname: str, text: str, result: TurnResult,
                    history: list[TurnRecord]) -> tuple[TurnResult, Callable | None]:

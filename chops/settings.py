@@ -195,6 +195,42 @@ class Settings(BaseSettings):
     event_poll_s: float = Field(default=0.2, gt=0, le=5, description="how often a process reads the event log "
                                 "for the conversations its streams listen to")
 
+    # --- load and abuse ---------------------------------------------------------------
+    admission_enabled: bool = Field(default=True, description="turns wait in one FIFO queue in front of the "
+                                    "model (chops.admission); off: every turn runs at once, as before")
+    admission_capacity: int = Field(default=2, ge=1, description="turns that run on the model at once "
+                                    "(python -m bench.burst measures the choice)")
+    admission_max_wait_s: float = Field(default=20.0, gt=0, description="a turn expected to wait longer is "
+                                        "refused at once with 429 busy and Retry-After")
+    admission_turn_s: float = Field(default=8.0, gt=0, description="one turn's length before any was measured "
+                                    "(then a moving average of the admitted turns)")
+    rate_limit_storage: str = Field(default="memory://", description="Flask-Limiter storage URI shared by the "
+                                    "workers, e.g. redis://127.0.0.1:6379 (memory:// counts per process)")
+    rate_limit_user: str = Field(default="12 per minute", description="messages one signed-in user may send")
+    rate_limit_conversation: str = Field(default="6 per minute", description="messages to one conversation")
+    rate_limit_global: str = Field(default="300 per minute", description="messages to the whole service")
+    rate_limit_staff: str = Field(default="300 per minute", description="staff API and console requests per "
+                                  "staff member (or address, before sign-in)")
+    max_open_conversations: int = Field(default=5, ge=1, description="conversations one user may have open, "
+                                        "started in the last hour and not closed")
+    signin_max_failures: int = Field(default=5, ge=1, description="failed staff sign-ins per account and per "
+                                     "address within signin_window_s before sign-in is refused unchecked")
+    signin_window_s: int = Field(default=900, ge=1, description="the window of signin_max_failures")
+    trusted_proxies: int = Field(default=0, ge=0, le=5, description="reverse proxies in front of the service "
+                                 "whose X-Forwarded-For/-Proto are believed (werkzeug ProxyFix)")
+    cookie_secure: bool | None = Field(default=None, description="console cookies only over HTTPS; unset: on "
+                                       "outside demo mode")
+    widget_frame_ancestors: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="host sites allowed to embed the widget page in a frame "
+        "(comma-separated origins); the service's own origin always may")
+
+    @field_validator("widget_frame_ancestors", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [p.strip() for p in value.split(",") if p.strip()]
+        return value
+
     # --- telemetry -----------------------------------------------------------------
     # OTLP traces are on when the standard OTEL_EXPORTER_OTLP_ENDPOINT is set (read by the exporter
     # itself, with the other OTEL_* variables); this is the one switch the service reads.

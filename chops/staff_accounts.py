@@ -114,3 +114,11 @@ class StaffAccounts:
         with self.engine.connect() as conn:
             rows = conn.execute(sa.select(*cols).where(where).order_by(t.staff_account.c.name)).mappings()
             return [StaffAccount(**r) for r in rows]
+
+
+def record_signin_attempt(engine: sa.Engine, account: str, address: str, outcome: str) -> None:
+    """Keep a failed or throttled sign-in (``outcome``) in ``chops_signin_attempt``: who was tried, from
+    where, when. The name is kept as typed (cut to 64 characters), whether or not such an account exists."""
+    with engine.begin() as conn:
+        conn.execute(t.signin_attempt.insert().values(at=datetime.now(timezone.utc).replace(tzinfo=None),
+                                                      account=account[:64], address=address[:64], outcome=outcome))

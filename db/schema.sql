@@ -283,3 +283,25 @@ CREATE TABLE IF NOT EXISTS chops_solution (
   UNIQUE KEY ux_solution_fingerprint (fingerprint),
   KEY ix_solution_status (status)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Admission control: one row per turn waiting for, or running on, the model (chops.admission).
+CREATE TABLE IF NOT EXISTS chops_admission_ticket (
+  id              INT NOT NULL AUTO_INCREMENT,
+  conversation_id VARCHAR(64) NOT NULL,
+  created_at      DATETIME NOT NULL,
+  admitted_at     DATETIME NULL,
+  expires_at      DATETIME NOT NULL,
+  PRIMARY KEY (id),
+  KEY ix_admission_expires (expires_at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Staff sign-in attempts that failed or were throttled (chops.web.signin).
+CREATE TABLE IF NOT EXISTS chops_signin_attempt (
+  id       INT NOT NULL AUTO_INCREMENT,
+  at       DATETIME NOT NULL,
+  account  VARCHAR(64) NOT NULL,
+  address  VARCHAR(64) NOT NULL,
+  outcome  VARCHAR(16) NOT NULL,
+  PRIMARY KEY (id),
+  KEY ix_signin_attempt_at (at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

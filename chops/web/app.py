@@ -18,7 +18,9 @@ from flask import Flask
 
 from chops.settings import Settings, get_settings
 from chops.web.errors import register_error_handlers
+from chops.web.limits import RateLimits
 from chops.web.metrics import Metrics, install_request_metrics
+from chops.web.security import install_security
 from chops.web.services import Services
 from chops.web.warmup import Warmup
 
@@ -45,6 +47,7 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     index is the guide library in the data directory, which staff change through ``/v1/staff/guides``."""
     from apis.db import make_engine
     from apis.service import Api
+    from chops.admission import Admission
     from chops.conversation import ConversationService
     from chops.desk import Desk, EventHub, Presence
     from chops.memory import build_memory
@@ -74,6 +77,13 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
                    memory=memory, conversations=ConversationService(store, agent, desk=desk, presence=presence),
                    metrics=Metrics(turn_exporter=exporter_from_settings(settings)), secret=secret,
                    guides=index if isinstance(index, GuideLibrary) else None, desk=desk, hub=hub, presence=presence)
+    if settings.admission_enabled:
+        # A running ticket stops counting after this long: only a crashed worker's lives that long (a turn
+        # takes seconds), and its place must come free without anyone cleaning up.
+        budget = 2 * settings.roles.executor.timeout_s
+        svc.admission = Admission(engine, capacity=settings.admission_capacity,
+                                  max_wait_s=settings.admission_max_wait_s, turn_s=settings.admission_turn_s,
+                                  turn_budget_s=budget)
     if settings.warm_on_start and getattr(llm, "warmable", False):
         svc.warm = Warmup(agent)
 
@@ -84,8 +94,6 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
                            hashlib.sha256).hexdigest()
     app.config.update(
         SECRET_KEY=session_key,
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Lax",
         # A generous cap on the raw body; the documented per-message limit is max_message_chars.
         MAX_CONTENT_LENGTH=max(64 * 1024, settings.max_message_chars * 8 + 4096),
         JSON_SORT_KEYS=False,
@@ -94,11 +102,13 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
 
     from chops.web import analytics, chat, console, console_desk, guides, live, ops, staff_api, widget
     # These add their pages to console.bp when imported.
-    from chops.web import console_guides, console_operations  # noqa: F401
+    from chops.web import console_guides, console_operations, console_signin  # noqa: F401
 
     for blueprint in (chat.bp, live.bp, staff_api.bp, console.bp, console_desk.bp, guides.bp, ops.bp, widget.bp,
                       analytics.ratings_bp, analytics.bp, analytics.dashboard_bp):
         app.register_blueprint(blueprint)
+    svc.limits = RateLimits(settings)
+    install_security(app, settings)
     register_error_handlers(app)
     install_request_metrics(app, svc.metrics)
     analytics.register_outcome_gauges(svc.metrics.registry, engine, settings.abandon_after_s)

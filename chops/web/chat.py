@@ -19,6 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 
+from chops.admission import Busy, Ticket, busy_notice, queue_notice
 from chops.desk import DeskError
 from chops.desk.log import MESSAGE_KINDS, recent_events
 from chops.i18n import reply_language
@@ -35,7 +36,9 @@ bp = Blueprint("chat", __name__, url_prefix="/v1")
 
 DEMO_TOKEN_TTL_S = 24 * 3600  # conversation tokens in demo mode (no user token to bound them)
 # Progress event fields safe to show the end user (the rest of the trace is for staff).
-_PUBLIC_EVENT_FIELDS = ("iteration", "route", "operation", "passed", "queued", "committed")
+_PUBLIC_EVENT_FIELDS = ("iteration", "route", "operation", "passed", "queued", "committed", "ahead", "wait_s",
+                        "message")
+IDEMPOTENCY_KEY_MAX = 128
 
 
 @bp.after_request
@@ -43,7 +46,9 @@ def allow_cross_origin(response):
     """The widget runs on the host site's origin. Authorisation is the bearer token (no cookies), so
     allowing any origin exposes nothing a token holder could not already do."""
     response.headers["Access-Control-Allow-Origin"] = "*"
-    response.headers["Access-Control-Allow-Headers"] = "Content-Type, Authorization, Accept, Last-Event-ID"
+    response.headers["Access-Control-Allow-Headers"] = ("Content-Type, Authorization, Accept, Last-Event-ID, "
+                                                        "Idempotency-Key")
+    response.headers["Access-Control-Expose-Headers"] = "Retry-After"
     response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
     return response
 
@@ -75,7 +80,7 @@ def _verify(token: str, svc: Services):
     try:
         claims = verify_token(token, _require_secret(svc), checks_from(svc.settings))
     except TokenError as exc:
-        raise ApiError(401, exc.code, exc.message) from None
+        raise ApiError(503 if exc.code == "jwks_unavailable" else 401, exc.code, exc.message) from None
     if len(claims.nickname) > NICKNAME_MAX:
         raise ApiError(401, "token_invalid", f"the token's nickname is longer than {NICKNAME_MAX} characters")
     return claims
@@ -127,6 +132,7 @@ def create_conversation():
             raise ApiError(400, "invalid_field", "the field 'nickname' is empty", field="nickname")
     else:
         raise ApiError(400, "missing_field", "send 'token' (or 'nickname' in demo mode)", field="token")
+    svc.limits.check_open_conversations(svc.engine, nickname)
     conversation_id = svc.store.create(nickname, "widget")
     token = sign_token(nickname, secret, expires_at - time.time(), conversation_id=conversation_id,
                        checks=checks_from(svc.settings))
@@ -174,15 +180,48 @@ def _wants_stream() -> bool:
     return request.accept_mimetypes.best_match(["application/json", "text/event-stream"]) == "text/event-stream"
 
 
-def run_turn(svc: Services, conversation_id: str, nickname: str, text: str, on_event=None) -> dict:
+def admit(svc: Services, conversation_id: str, text: str) -> Ticket | None:
+    """The message's place in the model's queue (None: admission control is off), or ``429 busy`` with
+    ``Retry-After`` when the expected wait is over the limit (nothing stored, no model call)."""
+    if svc.admission is None:
+        return None
+    try:
+        return svc.admission.enter(conversation_id)
+    except Busy as exc:
+        svc.metrics.observe_refusal("busy")
+        raise ApiError(429, "busy", busy_notice(reply_language([text]), exc.retry_after_s),
+                       headers={"Retry-After": str(exc.retry_after_s)}, retry_after=exc.retry_after_s) from None
+
+
+def run_turn(svc: Services, conversation_id: str, nickname: str, text: str, on_event=None, *,
+             ticket: Ticket | None = None, client_key: str | None = None) -> dict:
     """Answer one message as ``nickname`` through the conversation service; the user's view of the turn.
 
+    With a ``ticket`` the turn first waits for its place in the model's queue (``on_event("queued",
+    {"ahead", "wait_s", "message"})`` whenever the place changes) and gives the place up however it ends.
     A model outage is a 503 ``model_unavailable`` with nothing stored; a database outage propagates to
     the app's handler (503 ``database_unavailable``).
     """
+    if ticket is None:
+        return _run_admitted(svc, conversation_id, nickname, text, on_event, client_key)
+    lang = reply_language([text])
+
+    def waiting(ahead: int, wait_s: float) -> None:
+        if on_event is not None:
+            on_event("queued", {"ahead": ahead, "wait_s": round(wait_s), "message": queue_notice(lang, ahead, wait_s)})
+
+    try:
+        svc.admission.wait(ticket, waiting)
+        return _run_admitted(svc, conversation_id, nickname, text, on_event, client_key)
+    finally:
+        svc.admission.leave(ticket)
+
+
+def _run_admitted(svc: Services, conversation_id: str, nickname: str, text: str, on_event,
+                  client_key: str | None) -> dict:
     t0 = time.perf_counter()
     try:
-        turn = svc.conversations.run_turn(conversation_id, nickname, text, on_event)
+        turn = svc.conversations.run_turn(conversation_id, nickname, text, on_event, client_key=client_key)
     except LLMError as exc:
         # The message is shown to the user (the widget prints it), so it is in their language.
         raise ApiError(503, "model_unavailable", error_reply(reply_language([text])), cause=exc.code) from None
@@ -196,7 +235,8 @@ def _sse(event: str, data: dict) -> str:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
-def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nickname: str, text: str):
+def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nickname: str, text: str,
+                 ticket: Ticket | None, client_key: str | None):
     """Run the turn in a worker thread and relay its events as Server-Sent Events: ``progress`` per
     pipeline step, ``delta`` {"text"} per streamed piece of the answer, then ``answer`` or ``error``."""
     events: queue.Queue = queue.Queue()
@@ -213,7 +253,8 @@ def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nick
 
     def work() -> None:
         try:
-            events.put(("answer", run_turn(svc, conversation_id, nickname, text, on_event)))
+            events.put(("answer", run_turn(svc, conversation_id, nickname, text, on_event, ticket=ticket,
+                                           client_key=client_key)))
         except ApiError as exc:
             events.put(("error", exc.body()))
         except sa.exc.DBAPIError as exc:
@@ -237,8 +278,30 @@ def _stream_turn(svc: Services, lock: threading.Lock, conversation_id: str, nick
         while (item := events.get()) is not None:
             yield _sse(*item)
 
-    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+    return _event_stream(generate())
+
+
+def _event_stream(chunks) -> Response:
+    return Response(stream_with_context(chunks), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def client_key() -> str | None:
+    """The message's ``Idempotency-Key`` header (the widget sends one per message and the same on a
+    resend), or None; 400 ``invalid_field`` when it is longer than ``IDEMPOTENCY_KEY_MAX``."""
+    key = request.headers.get("Idempotency-Key", "").strip()
+    if len(key) > IDEMPOTENCY_KEY_MAX:
+        raise ApiError(400, "invalid_field", f"Idempotency-Key holds at most {IDEMPOTENCY_KEY_MAX} characters",
+                       field="Idempotency-Key")
+    return key or None
+
+
+def _replayed(turn) -> Response:
+    """The stored answer to a resent message, as JSON or as a one-event stream (as it was asked)."""
+    payload = {**turn_payload(turn), "replayed": True}
+    if _wants_stream():
+        return _event_stream(iter([_sse("answer", payload)]))
+    return jsonify(payload)
 
 
 def message_text(svc: Services) -> str:
@@ -259,11 +322,16 @@ def post_message(conversation_id: str):
     conv = authorized_conversation(svc, conversation_id)
     text = message_text(svc)
     nickname = _get(conv, "nickname")
+    key = client_key()
+    if key is not None and (done := svc.conversations.answered(conversation_id, key)) is not None:
+        return _replayed(done)
+    svc.limits.check_turn(nickname, conversation_id, reply_language([text]))
     try:
         held = svc.conversations.hold(conversation_id, nickname, text)
     except DeskError as exc:
         raise desk_error(exc) from None
     if held is not None:  # staff have the conversation: stored for them, no model is called
+        svc.limits.count_turn(nickname, conversation_id)
         resp = jsonify(handled_by="staff", event=event_payload(held[0]),
                        state=state_payload(held[1], svc.presence.anyone_active()))
         resp.status_code = 202
@@ -271,9 +339,15 @@ def post_message(conversation_id: str):
     lock = svc.conversation_lock(conversation_id)
     if not lock.acquire(blocking=False):
         raise ApiError(409, "conversation_busy", "the previous message of this conversation is still being answered")
-    if _wants_stream():
-        return _stream_turn(svc, lock, conversation_id, nickname, text)
     try:
-        return jsonify(run_turn(svc, conversation_id, nickname, text))
+        ticket = admit(svc, conversation_id, text)
+    except ApiError:
+        lock.release()
+        raise
+    svc.limits.count_turn(nickname, conversation_id)
+    if _wants_stream():
+        return _stream_turn(svc, lock, conversation_id, nickname, text, ticket, key)
+    try:
+        return jsonify(run_turn(svc, conversation_id, nickname, text, ticket=ticket, client_key=key))
     finally:
         lock.release()

@@ -93,31 +93,6 @@ def _require_staff():
     return None
 
 
-@bp.route("/login", methods=["GET", "POST"])
-def login():
-    """The staff login form: a named account's name and password start a fresh session."""
-    error = None
-    if request.method == "POST":
-        account = staff_accounts().authenticate(request.form.get("name", "").strip(), request.form.get("password", ""))
-        if account is not None:
-            # A new session: nothing of the one before sign-in (its CSRF token included) carries over.
-            session.clear()
-            session["staff"] = account.name
-            g.pop("chops_staff", None)
-            nxt = request.args.get("next", "")
-            # Only local paths: an open redirect would hand the fresh session to another site.
-            return redirect(nxt if nxt.startswith("/console") else url_for("console.index"))
-        error = "wrong name or password"  # one message for every failure: no hint which names exist
-    return render_template("console/login.html", error=error), (401 if error else 200)
-
-
-@bp.post("/logout")
-def logout():
-    """End the staff session."""
-    session.clear()
-    return redirect(url_for("console.login"))
-
-
 def _pretty(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
 

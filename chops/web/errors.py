@@ -25,10 +25,15 @@ guide file changes nothing: the index keeps its version and content. Codes:
 | 413 | ``message_too_long`` / ``body_too_large`` | text over ``max_message_chars`` / body over the limit |
 | 413 | ``too_large`` | a guide file over the guide_max_bytes setting |
 | 415 | ``unsupported_media_type`` | the body is not ``application/json`` |
+| 429 | ``busy`` | too many turns are waiting for the model: expected wait over the limit; ``Retry-After``; nothing stored |
+| 429 | ``rate_limited`` | a rate limit (per user, conversation, service or staff member) is used up; ``Retry-After`` |
+| 429 | ``too_many_conversations`` | the user already has the most open conversations allowed |
+| 429 | ``signin_throttled`` | too many failed staff sign-ins for that name or address; not checked; ``Retry-After`` |
 | 415 | ``unsupported_type`` | a guide file that is not PDF (.pdf), Markdown (.md) or HTML (.html) |
 | 422 | ``encrypted`` / ``no_text`` / ``unreadable`` | a guide file with a password / without extractable text / damaged or not UTF-8 |
 | 503 | ``model_unavailable`` | the model is down, timed out or gave unusable output; nothing was stored |
 | 503 | ``database_unavailable`` | the database cannot be reached; nothing half-written, retry later |
+| 503 | ``jwks_unavailable`` | the host site's JWKS URL cannot be reached to verify a token; retry later |
 | 503 | ``not_configured`` | no ``CHOPS_SECRET_KEY`` to verify tokens with / no guide library |
 | 503 | ``embedder_unavailable`` | the embedding model failed during a guide re-index; the guides are unchanged |
 | 500 | ``internal_error`` | a bug; logged with its traceback (should never be seen) |
@@ -52,11 +57,13 @@ _HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
 class ApiError(Exception):
     """An error the client can fix (4xx) or a dependency outage (503), with a stable ``code``."""
 
-    def __init__(self, status: int, code: str, message: str, **extra):
+    def __init__(self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None, **extra):
+        """``headers`` go on the response (e.g. ``Retry-After``); ``extra`` goes into the body."""
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.headers = headers or {}
         self.extra = extra
 
     def body(self) -> dict:
@@ -89,7 +96,9 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
-        return error_response(exc.status, exc.code, exc.message, **exc.extra)
+        resp = error_response(exc.status, exc.code, exc.message, **exc.extra)
+        resp.headers.update(exc.headers)
+        return resp
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):

@@ -43,10 +43,16 @@ class Metrics:
                               registry=r)
         self.approvals = Counter("chops_approvals_total", "staff decisions on queued writes", ["decision"],
                                  registry=r)
+        self.refusals = Counter("chops_refusals_total", "requests refused for load or abuse (busy, rate_limited, "
+                                "too_many_conversations, signin_throttled)", ["code"], registry=r)
 
     def render(self) -> bytes:
         """The Prometheus text exposition of every metric."""
         return generate_latest(self.registry)
+
+    def observe_refusal(self, code: str) -> None:
+        """Count one request refused for load or abuse, by its error code."""
+        self.refusals.labels(code=code).inc()
 
     def observe_turn(self, result: Any, seconds: float) -> None:
         """Count one answered message: route/outcome, its model calls, verifier verdicts and writes."""

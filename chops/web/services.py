@@ -32,6 +32,8 @@ class Services:
     presence: Any = None  # chops.desk.Presence: when staff were last active
     warm: Any = None  # chops.web.warmup.Warmup, when the model is warmed at start-up
     guides: Any = None  # chops.retrieval.GuideLibrary, when the index is the service's guide library
+    admission: Any = None  # chops.admission.Admission: the queue in front of the model (None: off)
+    limits: Any = None  # chops.web.limits.RateLimits
     conversation_locks: dict[str, threading.Lock] = field(default_factory=dict)
     locks_guard: threading.Lock = field(default_factory=threading.Lock)
 

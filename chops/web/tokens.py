@@ -81,10 +81,13 @@ def sign_token(nickname: str, secret: str, ttl: float, *, conversation_id: str |
     return jwt.encode(claims, secret, algorithm="HS256")
 
 
+JWKS_TTL_S = 300  # how long a fetched key set is used before it is fetched again
+
+
 @functools.lru_cache(maxsize=4)
 def _jwks_client(url: str) -> jwt.PyJWKClient:
     # One client per URL for the process: it caches the fetched keys (refetching on an unknown kid).
-    return jwt.PyJWKClient(url, cache_keys=True, lifespan=300, timeout=5)
+    return jwt.PyJWKClient(url, cache_keys=True, lifespan=JWKS_TTL_S, timeout=5)
 
 
 def _jwks_key(token: str, header: dict, jwks: str) -> jwt.PyJWK:
@@ -113,6 +116,11 @@ def _key_for(token: str, secret: str, checks: TokenChecks):
     if alg in ASYMMETRIC_ALGORITHMS and checks.jwks:
         try:
             key = _jwks_key(token, header, checks.jwks)
+        except jwt.PyJWKClientConnectionError as exc:
+            # The host site's key server is down: the token may be fine, so this is an outage (503), not a
+            # bad token (401). The client caches the fetched set for JWKS_TTL_S, so a blip only hurts the
+            # first request after the set expired.
+            raise TokenError("jwks_unavailable", f"the JWKS URL cannot be reached: {exc}") from None
         except (jwt.PyJWKError, jwt.PyJWKClientError, OSError, ValueError) as exc:
             raise TokenError("token_invalid", f"no key of the configured JWKS verifies the token: {exc}") from None
         if key.algorithm_name != alg:

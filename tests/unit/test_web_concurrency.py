@@ -15,7 +15,11 @@ NICKNAMES = ["demo_leader", "demo_busy_leader", "demo_vice", "demo_arbiter", "de
 
 @pytest.mark.usefixtures("frequent_thread_switches")
 def test_fifty_parallel_conversations_get_their_own_answers(sqlite_url):
-    app, llm, engine = make_app(sqlite_url)
+    # The zero-latency model's turns take milliseconds: with that measured, all fifty fit in the model's
+    # queue (two run at a time), so the conversations also cross in the admission queue. Six users send
+    # a hundred messages: the per-user limits are for people, not for this test.
+    app, llm, engine = make_app(sqlite_url, admission_turn_s=0.05, rate_limit_user="1000 per minute",
+                                max_open_conversations=50)
     n = 50
     script_profile_answer(llm, times=2 * n)  # replies are computed from each prompt, in whatever order
 

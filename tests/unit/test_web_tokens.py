@@ -146,8 +146,8 @@ def test_no_secret_verifies_nothing_and_signs_nothing():
         sign_token("", SECRET, 60)
 
 
-def test_asymmetric_host_tokens_verify_against_a_jwks_url(jwks_file):
-    """The JWKS served over HTTP (a real server on 127.0.0.1), as a host site publishes it."""
+def serve_jwks(jwks_file):
+    """The JWKS served over HTTP by a real server on 127.0.0.1, as a host site publishes it: (server, url)."""
     import http.server
     import threading
 
@@ -165,13 +165,22 @@ def test_asymmetric_host_tokens_verify_against_a_jwks_url(jwks_file):
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Keys)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}/.well-known/jwks.json"
+
+
+def stop(server) -> None:
+    server.shutdown()
+    server.server_close()
+
+
+def test_asymmetric_host_tokens_verify_against_a_jwks_url(jwks_file):
+    server, url = serve_jwks(jwks_file)
     try:
-        checks = TokenChecks(jwks=f"http://127.0.0.1:{server.server_port}/.well-known/jwks.json")
+        checks = TokenChecks(jwks=url)
         assert verify_token(mint(key=EC_KEY, algorithm="ES256", kid="e1"), SECRET, checks).nickname == "demo_admin"
         assert refused(mint(key=OTHER_RSA_KEY, algorithm="RS256", kid="r1"), checks) == "token_invalid"
     finally:
-        server.shutdown()
-        server.server_close()
+        stop(server)
 
 
 def test_the_api_applies_the_configured_audience_to_user_and_conversation_tokens(sqlite_url):
@@ -203,3 +212,23 @@ def test_the_clock_skew_setting_is_bounded(leeway):
 
     with pytest.raises(ValidationError):
         get_settings(jwt_leeway_s=leeway)
+
+
+def test_an_unreachable_jwks_url_is_an_outage_not_a_bad_token(jwks_file, sqlite_url):
+    """The host site's key server on 127.0.0.1 answers, then goes down: keys already fetched are used for
+    their time to live; a key never fetched cannot be checked, which is 503 jwks_unavailable, not 401."""
+    from chops.web import tokens
+    from tests.unit.web_support import make_app
+
+    server, url = serve_jwks(jwks_file)
+    tokens._jwks_client.cache_clear()
+    app, _, _ = make_app(sqlite_url, jwks=url)
+    client = app.test_client()
+    claims = {"sub": "demo_admin", "exp": int(time.time()) + 600}
+    ec_token = jwt.encode(claims, EC_KEY, algorithm="ES256", headers={"kid": "e1"})
+    assert client.post("/v1/conversations", json={"token": ec_token}).status_code == 201  # fetched and cached
+    stop(server)
+    assert client.post("/v1/conversations", json={"token": ec_token}).status_code == 201  # within its TTL
+    tokens._jwks_client.cache_clear()  # a new process (or the TTL passed): the keys must be fetched again
+    down = client.post("/v1/conversations", json={"token": ec_token})
+    assert (down.status_code, down.get_json()["error"]["code"]) == (503, "jwks_unavailable")

@@ -4,6 +4,8 @@
  * a chat panel talking to the JSON API: POST /v1/conversations, then POST
  * /v1/conversations/<id>/messages as Server-Sent Events (progress, delta, answer, error), authorised
  * by the conversation token in "Authorization: Bearer <token>"; 202 means staff have the conversation.
+ * Each message carries an Idempotency-Key, the same on every resend, so it is never answered twice; a
+ * 429 "busy" (the model's queue is full) is retried by itself once its Retry-After has passed.
  * Everything a user or the model wrote is set with textContent, never as HTML.
  */
 (function () {
@@ -11,6 +13,13 @@
 
   var STEP_LABELS = {classify: "understanding the request", execute: "working on it",
                      verify: "checking the answer", commit: "saving the change", reply: "writing the reply"};
+  var BUSY_RETRIES = 3;  // automatic resends after "busy"; then the user decides (the Retry button)
+
+  /** A fresh key for one message (kept for its resends). */
+  function messageKey() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    return "m-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  }
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -103,7 +112,7 @@
     });
   };
 
-  Widget.prototype.submit = function (retryText) {
+  Widget.prototype.submit = function (retryText, retryKey) {
     var text = retryText || this.input.value.trim();
     if (!text || this.busy) return;
     this.busy = true;
@@ -115,7 +124,8 @@
     typing.appendChild(el("span", "chops-visually-hidden", "Support is typing"));
     for (var i = 0; i < 3; i++) typing.appendChild(el("span", "chops-dot"));
     pending.appendChild(typing);
-    var turn = {pending: pending, progress: el("ol", "chops-progress"), answered: false};
+    var turn = {pending: pending, progress: el("ol", "chops-progress"), answered: false,
+                key: retryKey || messageKey(), busyRetries: 0};
     turn.progress.setAttribute("aria-hidden", "true");
     pending.appendChild(turn.progress);
     var self = this;
@@ -159,7 +169,7 @@
       var last = turns && turns.length > countBefore ? turns[turns.length - 1] : null;
       if (last && last.user_text === text) { self.answer(last, turn); return; }
       self.fail(turn, dropped ? "The connection dropped before the answer arrived." : "Sorry: " + err.message,
-                dropped ? text : null);
+                dropped || err.busy ? text : null);
     });
   };
 
@@ -169,10 +179,11 @@
     p.classList.add("chops-error");
     p.querySelector(".chops-text").textContent = message;
     turn.progress.remove();
+    dropQueueLine(turn);
     if (retryText) {
       var again = el("button", "chops-retry", "Retry");
       again.type = "button";
-      again.addEventListener("click", function () { p.remove(); self.submit(retryText); });
+      again.addEventListener("click", function () { p.remove(); self.submit(retryText, turn.key); });
       p.appendChild(again);
     }
     this.log.scrollTop = this.log.scrollHeight;
@@ -183,9 +194,10 @@
     return fetch(this.base + "/v1/conversations/" + encodeURIComponent(conv.id) + "/messages", {
       method: "POST",
       headers: {"Content-Type": "application/json", "Accept": "text/event-stream",
-                "Authorization": "Bearer " + conv.token},
+                "Authorization": "Bearer " + conv.token, "Idempotency-Key": turn.key},
       body: JSON.stringify({text: text})
     }).then(function (r) {
+      if (r.status === 429) return r.json().then(function (data) { return self.retryWhenFree(conv, text, turn, r, data); });
       if (!r.ok) {
         return r.json().then(function (data) { throw new Error(data.error ? data.error.message : r.statusText); });
       }
@@ -194,8 +206,42 @@
     });
   };
 
+  /* The model's queue was full: nothing was sent on. Say so, wait for Retry-After, resend (same key). */
+  Widget.prototype.retryWhenFree = function (conv, text, turn, r, data) {
+    var err = data.error || {}, self = this;
+    var seconds = parseInt(r.headers.get("Retry-After") || err.retry_after || "5", 10);
+    if (err.code !== "busy" || turn.busyRetries >= BUSY_RETRIES) {
+      var fail = new Error(err.message || r.statusText);
+      fail.busy = err.code === "busy";
+      throw fail;
+    }
+    turn.busyRetries += 1;
+    this.queueLine(turn, err.message + " (retrying by itself)");
+    return new Promise(function (resolve) { setTimeout(resolve, Math.max(1, seconds) * 1000); })
+      .then(function () { return self.stream(conv, text, turn); });
+  };
+
+  /** The waiting turn's place in the queue (announced to screen readers), replaced as it moves. */
+  Widget.prototype.queueLine = function (turn, message) {
+    var line = turn.pending.querySelector(".chops-queue");
+    if (!line) {
+      line = el("p", "chops-queue");
+      line.setAttribute("role", "status");
+      turn.pending.appendChild(line);
+    }
+    line.textContent = message;
+  };
+
+  function dropQueueLine(turn) {
+    var line = turn.pending.querySelector(".chops-queue");
+    if (line) line.remove();
+  }
+
   Widget.prototype.onEvent = function (event, payload, turn) {
-    if (event === "progress") {
+    if (event === "progress" && payload.step === "queued") {
+      this.queueLine(turn, payload.message);
+    } else if (event === "progress") {
+      dropQueueLine(turn);  /* its turn has come */
       var label = STEP_LABELS[payload.step] || payload.step;
       if (payload.iteration > 1) label += " (attempt " + payload.iteration + ")";
       turn.progress.appendChild(el("li", "chops-step chops-step-" + payload.step, label));
@@ -220,6 +266,7 @@
   Widget.prototype.answer = function (payload, turn) {
     var p = turn.pending;
     turn.answered = true;
+    dropQueueLine(turn);
     p.classList.remove("chops-pending");
     var typing = p.querySelector(".chops-typing");
     if (typing) typing.remove();
