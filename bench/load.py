@@ -112,12 +112,20 @@ def run_level(port: int, concurrency: int, messages: int, think_s: float) -> dic
             "p50_ms": statistics.median(latencies) * 1000, "p99_ms": q[98] * 1000}
 
 
+# The zero-latency model has no capacity to protect and a handful of demo users send every message: the
+# queue's first guess of a turn is its real length, and the per-user limits (made for people) are lifted.
+SERVICE_ONLY_ENV = {"CHOPS_ADMISSION_CAPACITY": "16", "CHOPS_ADMISSION_TURN_S": "0.02",
+                    "CHOPS_RATE_LIMIT_USER": "1000000 per minute", "CHOPS_RATE_LIMIT_CONVERSATION": "1000000 per minute",
+                    "CHOPS_RATE_LIMIT_GLOBAL": "1000000 per minute", "CHOPS_MAX_OPEN_CONVERSATIONS": "1000000"}
+
+
 @contextmanager
-def served(mariadb: str, workers: int = 2, threads: int = 16,
-           env: dict[str, str] | None = None) -> Iterator[tuple[int, str, subprocess.Popen]]:
-    """A fresh MariaDB database with the demo data and gunicorn serving the bench app on it, on
-    loopback (``env``: more ``CHOPS_*`` settings); yields ``(port, database url, gunicorn process)``;
-    stops gunicorn and drops the database."""
+def served(mariadb: str, workers: int = 2, threads: int = 16, env: dict[str, str] | None = None, *,
+           app: str = "bench.load_app:create_bench_app()", seed=None,
+           ready_timeout_s: float = 60) -> Iterator[tuple[int, str, subprocess.Popen]]:
+    """A fresh MariaDB database with the demo data (or ``seed(engine)``'s) and gunicorn serving ``app``
+    on it, on loopback (``env``: more ``CHOPS_*`` settings, over ``SERVICE_ONLY_ENV`` for the bench
+    app); yields ``(port, database url, gunicorn process)``; stops gunicorn and drops the database."""
     from apis.db import init_schema, make_engine
     from apis.loaders import seed_demo
 
@@ -130,16 +138,15 @@ def served(mariadb: str, workers: int = 2, threads: int = 16,
     try:
         engine = make_engine(url)
         init_schema(engine)
-        seed_demo(engine)
+        (seed or seed_demo)(engine)
         engine.dispose()
         port = _free_port()
-        env = {**os.environ, "CHOPS_DATABASE_URL": url, "CHOPS_SECRET_KEY": SECRET, "CHOPS_DEMO_MODE": "0",
-               **(env or {})}
+        env = {**os.environ, **(SERVICE_ONLY_ENV if app.startswith("bench.load_app") else {}),
+               "CHOPS_DATABASE_URL": url, "CHOPS_SECRET_KEY": SECRET, "CHOPS_DEMO_MODE": "0", **(env or {})}
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-w", str(workers), "-k", "gthread", "--threads",
-             str(threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
-             "bench.load_app:create_bench_app()"], cwd=ROOT, env=env)
-        _wait_ready(port, proc)
+             str(threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning", app], cwd=ROOT, env=env)
+        _wait_ready(port, proc, ready_timeout_s)
         yield port, url, proc
     finally:
         if proc is not None:

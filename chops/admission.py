@@ -18,6 +18,7 @@ this process's admitted turns (how long a turn takes under the load it runs in).
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import threading
@@ -31,6 +32,8 @@ import sqlalchemy as sa
 from apis.tables import admission_ticket as tickets
 from chops.i18n import N_, translate
 from chops.store_base import now
+
+log = logging.getLogger(__name__)
 
 EWMA_WEIGHT = 0.2  # how much the newest turn moves the average: a few turns follow a change of load
 REFRESH_S = 5.0  # how often a waiting ticket pushes its expiry forward
@@ -65,6 +68,7 @@ class Admission:
         self._turn_s = turn_s
         self._writer = engine.execution_options(sqlite_begin="immediate")
         self._wake = threading.Condition()
+        self._swept = 0.0
 
     @property
     def turn_s(self) -> float:
@@ -77,20 +81,21 @@ class Admission:
 
     def enter(self, conversation_id: str) -> Ticket:
         """Take a place in the queue, or raise ``Busy`` (nothing kept) when the wait would be too long."""
+        self._sweep()
+        with self.engine.connect() as conn:
+            rank = conn.execute(sa.select(sa.func.count()).select_from(tickets)
+                                .where(tickets.c.expires_at >= now())).scalar_one()
+        wait = self.expected_wait(rank)
+        if wait > self.max_wait_s:
+            raise Busy(wait, rank, self._retry_after(wait))
         stamp = now()
+        # No lock between the count and the insert: two turns arriving together may both be let in on one
+        # count (the queue is one longer than the limit for a moment), which is cheaper than serialising
+        # every arrival; the turn's real place is its rank in ``wait``.
         with self._writer.begin() as conn:
-            conn.execute(tickets.delete().where(tickets.c.expires_at < stamp))
-            rank = conn.execute(sa.select(sa.func.count()).select_from(tickets)).scalar_one()
-            wait = self.expected_wait(rank)
-            if wait > self.max_wait_s:
-                raise Busy(wait, rank, self._retry_after(wait))
-            admitted = rank < self.capacity
-            expires = stamp + timedelta(seconds=self.turn_budget_s if admitted else self.max_wait_s * 3)
             ticket_id = conn.execute(tickets.insert().values(
-                conversation_id=conversation_id[:64], created_at=stamp, expires_at=expires,
-                admitted_at=stamp if admitted else None)).inserted_primary_key[0]
-        # The rank read above may be stale by the time of the insert (another worker's ticket): the wait
-        # loop decides from the ticket's real rank, this is only the fast path.
+                conversation_id=conversation_id[:64], created_at=stamp,
+                expires_at=stamp + timedelta(seconds=self.max_wait_s * 3))).inserted_primary_key[0]
         return Ticket(id=int(ticket_id))
 
     def wait(self, ticket: Ticket, on_wait: Callable[[int, float], None] | None = None) -> None:
@@ -125,6 +130,19 @@ class Admission:
             self._turn_s = (1 - EWMA_WEIGHT) * self._turn_s + EWMA_WEIGHT * took
         with self._wake:
             self._wake.notify_all()
+
+    def _sweep(self) -> None:
+        """Delete expired tickets (dead workers'), at most once a second per process. Housekeeping only (the
+        queries ignore expired rows), done in its own transaction: a range delete in the same transaction as
+        an insert deadlocked with concurrent arrivals on MariaDB, and a conflict here can wait for the next."""
+        if time.monotonic() - self._swept < 1.0:
+            return
+        self._swept = time.monotonic()
+        try:
+            with self._writer.begin() as conn:
+                conn.execute(tickets.delete().where(tickets.c.expires_at < now()))
+        except sa.exc.OperationalError:
+            log.info("admission: expired tickets left for the next sweep (lock conflict)")
 
     def _set_expiry(self, ticket: Ticket, seconds: float, *, admitted: bool = False) -> None:
         stamp = now()
