@@ -58,6 +58,7 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     from apis.service import Api
     from chops.llm import LLMError
     from chops.pipeline import Agent, TurnResult
+    from chops.router import router_for
     from chops.store import ConversationStore
 
     nick, text, route, op, outcome = case
@@ -65,7 +66,8 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     init_schema(engine)
     seed_demo(engine)
     api = Api(engine)
-    agent = Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api))
+    agent = Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api),
+                  router=router_for(settings, index))
     first: list[float] = []
     t0 = time.perf_counter()
 

@@ -13,8 +13,9 @@ replied request's time (request to reply, queue included) and of the turn's run 
 admitted, from the stored trace) against a lone user's median; 503s (model timeouts); and writes: per
 write request, the audit rows of its member (must be exactly one: a resend never writes twice).
 
-``admission`` is the service as configured (the queue on); ``all-at-once`` sets
-``CHOPS_ADMISSION_ENABLED=0``: every turn runs at once, as before the queue existed.
+``admission`` is the service as configured (the queue on), ``admission:N`` the same with
+``CHOPS_ADMISSION_CAPACITY=N``; ``all-at-once`` sets ``CHOPS_ADMISSION_ENABLED=0``: every turn runs at once,
+as before the queue existed.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def user(port: int, nickname: str, writes: bool, start: threading.Event, t0: lis
         headers = {"Authorization": f"Bearer {conv['token']}", "Idempotency-Key": uuid.uuid4().hex}
         start.wait()
         while True:
+            # A fresh connection per attempt, as a browser after a pause: gunicorn closes an idle keep-alive
+            # connection after two seconds, and a resend waits longer than that.
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=900)
             sent = time.perf_counter()
             conn.request("POST", f"/v1/conversations/{conv['id']}/messages", body=json.dumps({"text": text}),
                          headers={"Content-Type": "application/json", **headers})
@@ -190,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--users", default="8,24,50")
-    ap.add_argument("--modes", default="admission,all-at-once")
+    ap.add_argument("--modes", default="admission,all-at-once", help="admission, admission:N, all-at-once")
     ap.add_argument("--cphos-dir", type=Path, default=get_settings().cphos_dir)
     ap.add_argument("--mariadb", default="mysql+pymysql://root@127.0.0.1:3306")
     args = ap.parse_args(argv)
@@ -199,6 +204,8 @@ def main(argv: list[str] | None = None) -> None:
     for mode in args.modes.split(","):
         env = {"CHOPS_ADMISSION_ENABLED": "0" if mode == "all-at-once" else "1",
                "CHOPS_MAX_OPEN_CONVERSATIONS": "1000"}
+        if mode.startswith("admission:"):  # admission:N = the queue with N turns on the model at once
+            env["CHOPS_ADMISSION_CAPACITY"] = mode.split(":", 1)[1]
         with served(args.mariadb, 1, 16, env, app="chops.web.app:create_app()", ready_timeout_s=900,
                     seed=lambda engine: load_cphos(engine, args.cphos_dir / "database")) as (port, url, _):
             people = members(url, 3 + sum(loads))

@@ -170,6 +170,12 @@ class Settings(BaseSettings):
     memory_floor: float = Field(default=0.75, ge=-1, le=1, description="cosine similarity (USE) a past request "
                                 "needs to be shown as a demonstration")
 
+    # --- router ----------------------------------------------------------------------
+    router_enabled: bool = Field(default=True, description="the embedding router decides the route of the "
+                                 "messages it is sure of without a model call (chops.router)")
+    router_examples: Path = Field(default=REPO_ROOT / "apis" / "router_examples.jsonl",
+                                  description="the domain's labelled example messages the router is trained on")
+
     # --- pipeline ------------------------------------------------------------------
     architecture: Literal["executor_only", "ce_1level", "cev_1level", "cev_2level"] = "cev_2level"
     max_iterations: int = Field(default=5, ge=1, le=10)

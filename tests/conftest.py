@@ -98,6 +98,13 @@ def db_url(request) -> str:
 
 
 @pytest.fixture(autouse=True)
+def _router_off(monkeypatch):
+    """Tests script the model classifier's replies: the embedding router (which would decide many routes
+    without asking it) is on only where a test turns it on (``CHOPS_ROUTER_ENABLED`` or ``router=``)."""
+    monkeypatch.setenv("CHOPS_ROUTER_ENABLED", "0")
+
+
+@pytest.fixture(autouse=True)
 def _real_llm_off(request, monkeypatch):
     """The real local model loads only in tests marked ``local_model``; elsewhere use ScriptedLLM."""
     from chops.llm import engine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from chops.cli import api, ask, db, eval_cmd, guides, llm, serve, staff
+from chops.cli import api, ask, db, eval_cmd, guides, llm, router, serve, staff
 
 
 @click.group()
@@ -22,4 +22,5 @@ main.add_command(llm.llm)
 main.add_command(ask.ask)
 main.add_command(serve.serve)
 main.add_command(staff.staff)
+main.add_command(router.router)
 main.add_command(eval_cmd.eval_group)

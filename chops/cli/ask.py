@@ -37,6 +37,7 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     from chops.desk import DeskError
     from chops.llm import LLMError, build_llm
     from chops.pipeline import Agent
+    from chops.router import router_for
     from chops.settings import get_settings
     from chops.memory import build_memory
     from chops.store import ConversationStore
@@ -60,7 +61,9 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
         raise click.ClickException(f"database not ready ({exc.orig}); run `chops db init` and "
                                    "`chops db seed-demo` first") from None
     memory = build_memory(settings, engine) if settings.memory_enabled else None
-    agent = Agent(api, build_llm(settings), settings, _LazyIndex(settings), approvals=store, memory=memory)
+    index = _LazyIndex(settings)
+    agent = Agent(api, build_llm(settings), settings, index, approvals=store, memory=memory,
+                  router=router_for(settings, index))
     service = ConversationService(store, agent)
     try:
         held = service.hold(conversation_id, nickname, text)

@@ -29,6 +29,7 @@ from chops.pipeline.tiers import failed_check, top_tier
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
 from chops.records import CONVERSATION_ROUTES, TurnRecord, TurnResult
+from chops.router import Router
 from chops.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -50,10 +51,11 @@ class Agent:
     """The classifier–executor–verifier pipeline over an ``Api``, an ``LLM`` and a guide index."""
 
     def __init__(self, api: Any, llm: LLM, settings: Settings, index: Any | None = None, *,
-                 approvals: ApprovalQueue, memory: Memory | None = None) -> None:
+                 approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
-        ``memory`` (None: off) recalls demonstrations and remembers verified solutions."""
+        ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
+        off) decides the route of the messages it is sure of without a model call."""
         from apis.registry import OPERATIONS
 
         self.api, self.llm, self.settings = api, llm, settings
@@ -63,7 +65,8 @@ class Agent:
         ops_text = self.operations_text = "\n".join(operation_lines())
         self.retriever = Retriever(index, settings)
         arch = settings.architecture
-        self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1)
+        self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1,
+                                     router=router)
         self.executor = Executor(llm, api, self.retriever, OPERATIONS, ops_text)
         self.verifier = Verifier(llm, settings) if arch.startswith("cev") else None
         self.chooser = Chooser(llm)
@@ -170,7 +173,10 @@ class Agent:
         """One iteration's classification and proposal (at the tier ``LLM.at_tier`` set)."""
         route = self.classifier.classify(ctx)
         ctx.trace.info["route"] = route
-        ctx.trace.emit("classify", {"route": route, "tier": self.llm.tier_name("classifier", ctx.tier)})
+        routed = ctx.routed if ctx.routed is not None and ctx.routed.sure else None
+        ctx.trace.emit("classify", {"route": route, "by": "router" if routed else "model",
+                                    "tier": None if routed else self.llm.tier_name("classifier", ctx.tier),
+                                    "confidence": ctx.routed.confidence if ctx.routed is not None else None})
         if route in CONVERSATION_ROUTES:
             return Candidate(iteration=ctx.trace.iteration, route=route)
         cand = self.executor.run(route, ctx)

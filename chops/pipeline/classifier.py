@@ -9,6 +9,12 @@ routes (``python -m bench.classify``), so the gate is a question of its own. It 
 after a rejected attempt: a conversational route ends the turn without a verifier. (The one-level
 ablations of the paper have no gate.)
 
+Before all of that, on a message's first attempt, the embedding router (``chops.router``) may decide
+alone: when it is sure (its calibrated threshold), no model is asked at all. It is not asked when the
+last turn asked for a missing value (the message is then an answer to that question, which only the
+history shows), nor on a retry: after a rejected attempt the model classifier decides, with the
+verifier's reason, as in the paper.
+
 Two levels (the paper's design, and the default): level 1 asks "does the message ask for one of the
 sender's own profile facts?" (it is given the list of facts; their values are not needed to decide);
 level 2 sees one line per operation (and, with ``classifier_chunks``, short guide excerpts) and
@@ -20,12 +26,13 @@ model, and its static head stays in llama.cpp's prefix cache.
 from __future__ import annotations
 
 from chops.llm import LLM
-from chops.pipeline.context import TurnContext
+from chops.pipeline.context import TurnContext, awaits_value
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.prompting import messages
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import (ConversationKind, Level1Decision, Level2Decision, OneLevelDecision,
                                     SmallTalkGate)
+from chops.router import Router
 
 _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation": "system",
           "look_up_people": "system", "something_else": None,
@@ -37,14 +44,18 @@ _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation"
 class Classifier:
     """Decides the route of a request; ``levels`` is 1 (one three-way choice) or 2."""
 
-    def __init__(self, llm: LLM, retriever: Retriever, operations_text: str, levels: int = 2) -> None:
+    def __init__(self, llm: LLM, retriever: Retriever, operations_text: str, levels: int = 2,
+                 router: Router | None = None) -> None:
         self.llm = llm
         self.retriever = retriever
         self.operations_text = operations_text
         self.levels = levels
+        self.router = router if levels == 2 else None  # the one-level ablations stay the paper's
 
     def classify(self, ctx: TurnContext) -> str:
         """The route for ``ctx`` (see ``chops.records.Route``); records its steps in the trace."""
+        if (decision := self.route_by_embedding(ctx)) is not None:
+            return decision
         history = ctx.history_section(turns=1)  # the last exchange tells a follow-up apart
         feedback = ctx.feedback_section()
         # The gate belongs to the two-level design; the one-level ablations stay the paper's.
@@ -78,6 +89,17 @@ class Classifier:
         step.update(decision=second.route, route=_ROUTE[second.route])
         route = _ROUTE[second.route]
         return route
+
+    def route_by_embedding(self, ctx: TurnContext) -> str | None:
+        """The router's route when it may decide and is sure; None when the model must (see the module)."""
+        ctx.routed = None
+        if self.router is None or ctx.trace.iteration != 1 or awaits_value(ctx.history):
+            return None
+        decision = self.router.decide(ctx.text)
+        ctx.trace.step("router", route=decision.route, confidence=decision.confidence, sure=decision.sure,
+                       threshold=round(self.router.threshold, 4))
+        ctx.routed = decision
+        return decision.route if decision.sure else None
 
     def small_talk(self, ctx: TurnContext, history: str) -> str | None:
         """The conversational route of a small-talk message, or None for anything about the platform."""

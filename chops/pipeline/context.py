@@ -7,10 +7,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from chops.i18n import reply_language
 from chops.pipeline.prompting import clip, fragment, section
 from chops.records import Solution, TurnRecord
 from chops.pipeline.trace import Trace
 
+LANGUAGE_NAMES = {"zh": "Chinese (简体中文)"}  # languages other than English that answers are asked in
 HISTORY_TURNS = 3  # earlier turns shown to the executor; enough to finish a request it asked about
 HISTORY_CLIP = 200
 
@@ -97,6 +99,12 @@ class Candidate:
         return f"answer {clip(self.answer or '', 120)!r}"
 
 
+def awaits_value(history: list[TurnRecord]) -> bool:
+    """True when the last turn asked the user for a missing value: the new message most likely answers it
+    ("40", "Lincoln High"), which only the history shows."""
+    return bool(history) and history[-1].outcome == "refused_missing_args"
+
+
 @dataclass
 class TurnContext:
     """The request being handled. ``nickname`` comes from the caller, never from a model."""
@@ -112,11 +120,19 @@ class TurnContext:
     verdicts: dict[str, tuple[int, str]] = field(default_factory=dict)  # verifier results per identical attempt
     tier: int = 0  # the model tier of this iteration's calls: 0 first, one up after each rejection
     demonstrations: list[Solution] = field(default_factory=list)  # recalled from the solution memory
+    routed: Any | None = None  # the embedding router's ``Decision`` on this attempt, if it was asked
 
     @property
     def user_texts(self) -> list[str]:
         """Every user message of the conversation, newest first (grounding looks at all of them)."""
         return [self.text] + [t.user_text for t in reversed(self.history)]
+
+    def language_section(self) -> str:
+        """An instruction to answer in the user's language when it is not English, else "" (so English
+        prompts stay as they were): the 1.5B model answered a Chinese question about its English profile
+        or excerpts in English."""
+        lang = reply_language(self.user_texts)
+        return fragment("answer_language", language=LANGUAGE_NAMES[lang]) if lang in LANGUAGE_NAMES else ""
 
     def profile_text(self) -> str:
         """The profile rendered for prompts."""

@@ -27,6 +27,8 @@ class Classify(Event):
     kind: Literal["classify"] = "classify"
     route: str
     tier: str | None = None  # the classifier tier (model) that decided
+    by: Literal["router", "model"] = "model"  # the embedding router (no model call) or the model classifier
+    confidence: float | None = None  # the router's probability of its route, when it was asked
 
 
 class Execute(Event):

@@ -45,7 +45,8 @@ class Executor:
     def answer_profile(self, ctx: TurnContext) -> Candidate:
         """Answer from the sender's profile."""
         msgs = messages("pipeline_execute_profile", history=ctx.history_section(),
-                        feedback=ctx.feedback_section(), profile=ctx.profile_text(), request=ctx.text)
+                        feedback=ctx.feedback_section(), profile=ctx.profile_text(), request=ctx.text,
+                        language=ctx.language_section())
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
             "executor", msgs, ProfileAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="basic_info")
         step["answer"] = out.answer
@@ -57,7 +58,8 @@ class Executor:
         # The profile too: a question level 1 wrongly sent here ("am I a team leader?") still gets answered.
         msgs = messages("pipeline_execute_guide", history=ctx.history_section(), feedback=ctx.feedback_section(),
                         profile=ctx.profile_text(), chunks=rendered, request=ctx.text,
-                        demonstrations=demonstrations_section(ctx.demonstrations, "guide"))
+                        demonstrations=demonstrations_section(ctx.demonstrations, "guide"),
+                        language=ctx.language_section())
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
             "executor", msgs, GuideAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="guide")
         source = chunks[out.source - 1] if 1 <= out.source <= len(chunks) else None

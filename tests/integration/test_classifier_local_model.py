@@ -1,5 +1,6 @@
-"""The real model's classifier on requests written for this product (``eval/cases/manners.json``):
-conversational messages in English and Chinese get their route, and no request about the platform is
+"""The agent's classifier — the embedding router (real USE) where it is sure, else the real model — on
+requests written for this product (``eval/cases/manners.json``): conversational messages in English and
+Chinese get their route, general-knowledge questions are declined, and no request about the platform is
 taken for small talk. Measured in full by ``python -m bench.classify`` (with the CPHOS rows)."""
 
 from __future__ import annotations
@@ -16,14 +17,18 @@ from chops.pipeline.context import TurnContext
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.trace import Trace
 from chops.records import CONVERSATION_ROUTES
+from chops.retrieval.embedders import make_embedder
+from chops.router import build_router
 from chops.settings import get_settings
 
 pytestmark = pytest.mark.local_model
 
 
 @pytest.fixture(scope="module")
-def routes(local_llm):
-    classifier = Classifier(local_llm, Retriever(None, get_settings()), "\n".join(operation_lines()))
+def routes(local_llm, tmp_path_factory):
+    settings = get_settings()
+    router = build_router(tmp_path_factory.mktemp("data"), settings.router_examples, make_embedder(settings))
+    classifier = Classifier(local_llm, Retriever(None, settings), "\n".join(operation_lines()), router=router)
     out = []
     for case in json.loads(MANNERS.read_text("utf-8"))["cases"]:
         trace = Trace()
@@ -38,13 +43,13 @@ def test_no_request_about_the_platform_is_taken_for_small_talk(routes):
     assert wrong == []
 
 
-def test_greetings_thanks_never_mind_and_asking_for_a_person_are_recognised_in_both_languages(routes):
+def test_greetings_thanks_never_mind_asking_for_a_person_and_off_topic_are_recognised_in_both_languages(routes):
     right = Counter(want for _, want, got in routes if got == want)
     total = Counter(want for _, want, _ in routes)
-    # Measured: greeting 6/6, cancel 5/5, thanks 4/5, handoff 4/5 (out-of-scope questions mostly go to the
-    # guide route, whose answer says the guides do not cover them).
-    assert right["greeting"] == total["greeting"] and right["cancel"] == total["cancel"]
-    assert right["thanks"] >= total["thanks"] - 1 and right["handoff"] >= total["handoff"] - 1
-    for route in ("greeting", "thanks", "cancel", "handoff"):
+    # The model alone (before the router) declined none of the off-topic questions: they went to the guide
+    # route, whose answer sometimes invented one. Tolerance: one miss per kind.
+    for route in ("greeting", "cancel", "thanks", "handoff", "out_of_scope", "basic_info"):
+        assert right[route] >= total[route] - 1, (route, [(t, g) for t, w, g in routes if w == route and g != w])
+    for route in ("greeting", "thanks", "cancel", "handoff", "out_of_scope"):
         zh = [got for text, want, got in routes if want == route and not text.isascii()]
         assert route in zh, (route, zh)

@@ -69,13 +69,13 @@ def demo_engine(url: str) -> sa.Engine:
     return engine
 
 
-def make_agent(engine, llm=None, index=None, memory=None, **overrides) -> tuple[Agent, ScriptedLLM]:
+def make_agent(engine, llm=None, index=None, memory=None, router=None, **overrides) -> tuple[Agent, ScriptedLLM]:
     """An Agent over the real Api with a scripted model (and the fake index unless given)."""
     llm = llm or ScriptedLLM()
     settings = get_settings(**overrides)
     api = Api(engine)
     return Agent(api, llm, settings, index if index is not None else FakeIndex(),
-                 approvals=ConversationStore(engine, api=api), memory=memory), llm
+                 approvals=ConversationStore(engine, api=api), memory=memory, router=router), llm
 
 
 def member(engine, nickname: str) -> dict:

@@ -136,3 +136,23 @@ def test_a_chinese_sender_not_in_the_system_gets_chinese_and_nothing_runs(engine
     before = db_snapshot(engine)
     res = agent.handle("nobody_here", "我是谁？", turn_key="c:1")
     assert text_language(res.reply) == "zh" and llm.calls == [] and db_snapshot(engine) == before
+
+
+@pytest.mark.parametrize("question, instructed", [("我的上传上限是多少？", True), ("What is my upload limit?", False)])
+def test_a_model_written_answer_is_asked_for_in_the_users_language(sqlite_url, question, instructed):
+    """The profile and guide prompts are English: without being told, the model answered Chinese questions
+    in English. English prompts stay exactly as they were."""
+    from tests.unit.pipeline_support import demo_engine, make_agent, to_guide, to_profile, verdict
+
+    agent, llm = make_agent(demo_engine(sqlite_url))
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "30"}).enqueue("verifier", verdict(9))
+    agent.handle("demo_leader", question, turn_key="t:1")
+    to_guide(llm)
+    llm.enqueue("executor", {"source": 1, "answer": "30"}).enqueue("verifier", verdict(9))
+    agent.handle("demo_leader", question, turn_key="t:2")
+    prompts = [messages[-1][1] for role, messages, _ in llm.calls if role == "executor"]
+    assert len(prompts) == 2
+    for prompt in prompts:
+        assert ("Write the answer in Chinese" in prompt) is instructed
+        assert prompt.rstrip().endswith("Write the answer in Chinese (简体中文).") is instructed
