@@ -9,6 +9,10 @@ from sqlalchemy import event
 from sqlalchemy.pool import StaticPool
 
 from apis.tables import metadata
+from chops import tables as agent_tables
+
+# The agent's own tables and the CPHOS tables: what ``init_schema`` creates and ``db/schema.sql`` holds.
+METADATAS = (agent_tables.metadata, metadata)
 
 SCHEMA_SQL = Path(__file__).resolve().parents[1] / "db" / "schema.sql"
 
@@ -69,7 +73,7 @@ def schema_statements(path: Path = SCHEMA_SQL) -> list[str]:
 def init_schema(engine: sa.Engine) -> None:
     """Create every table that does not exist yet (idempotent).
 
-    MySQL runs ``db/schema.sql`` (the source of truth); other databases use ``metadata.create_all``.
+    MySQL runs ``db/schema.sql`` (the source of truth); other databases ``create_all`` of ``METADATAS``.
     ``tests/integration/test_schema.py`` proves the two agree.
     """
     if is_mysql(engine):
@@ -77,4 +81,5 @@ def init_schema(engine: sa.Engine) -> None:
             for stmt in schema_statements():
                 conn.exec_driver_sql(stmt.rstrip(";"))
     else:
-        metadata.create_all(engine)
+        for md in METADATAS:
+            md.create_all(engine)

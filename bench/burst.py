@@ -125,26 +125,26 @@ def burst(port: int, nicknames: list[str]) -> list[Outcome]:
 
 def audit_rows(url: str, nicknames: list[str]) -> dict[str, int]:
     """Committed write audit rows per member."""
-    from apis import tables as t
+    from chops import tables as ct
 
     engine = sa.create_engine(url)
     with engine.connect() as conn:
-        rows = conn.execute(sa.select(t.audit_log.c.nickname, sa.func.count()).where(
-            t.audit_log.c.nickname.in_(nicknames), t.audit_log.c.outcome.in_(("ok", "ok_noop")))
-            .group_by(t.audit_log.c.nickname)).all()
+        rows = conn.execute(sa.select(ct.audit_log.c.nickname, sa.func.count()).where(
+            ct.audit_log.c.nickname.in_(nicknames), ct.audit_log.c.outcome.in_(("ok", "ok_noop")))
+            .group_by(ct.audit_log.c.nickname)).all()
     engine.dispose()
     return {n: c for n, c in rows}
 
 
 def run_times(url: str, nicknames: list[str]) -> list[float]:
     """The agent's own time of each stored turn of these members (from admission to reply)."""
-    from apis import tables as t
+    from chops import tables as ct
 
     engine = sa.create_engine(url)
     with engine.connect() as conn:
-        traces = conn.execute(sa.select(t.turn.c.trace_json).join(t.conversation, t.conversation.c.id ==
-                                                                  t.turn.c.conversation_id)
-                              .where(t.conversation.c.nickname.in_(nicknames))).scalars().all()
+        traces = conn.execute(sa.select(ct.turn.c.trace_json).join(ct.conversation, ct.conversation.c.id ==
+                                                                  ct.turn.c.conversation_id)
+                              .where(ct.conversation.c.nickname.in_(nicknames))).scalars().all()
     engine.dispose()
     return sorted(json.loads(tr)["latency_s"] for tr in traces if tr)
 

@@ -89,6 +89,7 @@ def check_load(port: int, conversations: int, turns: int) -> dict:
 def check_idempotency(url: str, threads: int = 20) -> dict:
     """The same idempotency key from ``threads`` threads at once: exactly one audited write."""
     from apis import tables as t
+    from chops import tables as ct
     from apis.db import make_engine
     from apis.service import Api
 
@@ -109,8 +110,8 @@ def check_idempotency(url: str, threads: int = 20) -> dict:
     for th in ths:
         th.join()
     with engine.connect() as conn:
-        audits = conn.execute(sa.select(sa.func.count()).select_from(t.audit_log)
-                              .where(t.audit_log.c.idempotency_key == key)).scalar()
+        audits = conn.execute(sa.select(sa.func.count()).select_from(ct.audit_log)
+                              .where(ct.audit_log.c.idempotency_key == key)).scalar()
         limit = conn.execute(sa.select(t.member.c.limit).where(t.member.c.nickname == "demo_vice")).scalar()
     engine.dispose()
     committed = sum(1 for r in results if r.committed and not r.replayed)  # a replay reports committed too

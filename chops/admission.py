@@ -29,7 +29,7 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from apis.tables import admission_ticket as tickets
+from chops.tables import admission_ticket as tickets
 from chops.i18n import N_, translate
 from chops.store_base import now
 

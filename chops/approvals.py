@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from pydantic import BaseModel, Field
 
-from apis import tables as t
+from chops import tables as t
 from apis.outcomes import Outcome
 from chops.store_base import StoreError, dumps as _dumps, loads as _loads, now as _now
 

@@ -16,7 +16,7 @@ import logging
 import numpy as np
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.retrieval.embedders import EmbedderError
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.records import Solution
 
 log = logging.getLogger(__name__)

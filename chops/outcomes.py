@@ -28,7 +28,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 
 OUTCOMES = ("resolved_by_agent", "resolved_by_staff", "abandoned", "failed", "waiting")
 ABANDON_AFTER = timedelta(hours=24)

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 
 
 class RatingError(Exception):

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from pydantic import BaseModel
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from apis import tables as t
+from chops import tables as t
 from chops.store import StoreError
 
 HASH_METHOD = "scrypt:32768:8:1"  # werkzeug's default in 3.x, pinned so a library upgrade cannot weaken it

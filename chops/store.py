@@ -2,7 +2,7 @@
 
 It owns the project tables ``chops_conversation``, ``chops_turn`` and, through ``ApprovalStore``
 (``chops.approvals``), ``chops_approval``, ``chops_approval_step`` and ``chops_operation_policy``
-(defined in ``apis.tables``). Every statement is SQLAlchemy Core (parameterised); every write is one
+(defined in ``chops.tables``). Every statement is SQLAlchemy Core (parameterised); every write is one
 transaction.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from pydantic import BaseModel
 
-from apis import tables as t
+from chops import tables as t
 from chops.approvals import APPROVAL_STATUSES, Approval, ApprovalStore
 from chops.desk.log import insert_event, lock_conversation
 from chops.records import TurnRecord, TurnResult

@@ -185,7 +185,7 @@ def run_memory(work_dir: Path, settings: Any, index: Any, seed: Path | None = No
     as the cases run and a resumed run goes on with it. Empty for a new run, or a copy of ``seed``."""
     import sqlite3
 
-    from apis import tables as t
+    from chops import tables as t
     from apis.db import make_engine
     from chops.memory import build_memory
 

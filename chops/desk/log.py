@@ -25,7 +25,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 
 KINDS = t.EVENT_KINDS
 MESSAGE_KINDS = ("user", "staff")

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.desk.log import now
 
 WRITE_EVERY_S = 30.0

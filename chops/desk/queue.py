@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.desk.log import now
 from chops.i18n import reply_language
 from chops.pipeline.events import Verify, events_of

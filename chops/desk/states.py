@@ -23,7 +23,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.desk.log import Event, events_after, insert_event, lock_conversation, now
 
 HELD_STATES = ("waiting", "staff")  # a user's message goes to staff, the model is not called

@@ -90,7 +90,7 @@ def authorized_conversation(svc: Services, conversation_id: str):
 def _conversation_row(svc: Services, conversation_id: str) -> dict | None:
     """id, nickname, channel and times of one conversation: a primary-key lookup (the store's ``get``
     also counts the turns, which every message would pay for)."""
-    from apis.tables import conversation
+    from chops.tables import conversation
 
     if len(conversation_id) > 64:
         return None

@@ -254,7 +254,7 @@ AUDIT_PAGE = 100
 def audit():
     """The audit log, newest first (``?before=<id>`` pages back); ``actor`` is the staff member who
     committed a write for the user (None: the user's own request)."""
-    from apis.tables import audit_actor, audit_log
+    from chops.tables import audit_actor, audit_log
 
     query = (sa.select(audit_log, audit_actor.c.actor)
              .select_from(audit_log.outerjoin(audit_actor, audit_actor.c.audit_id == audit_log.c.id))

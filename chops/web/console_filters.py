@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from apis.outcomes import Outcome
 from chops.records import PARTIAL
 

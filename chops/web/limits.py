@@ -21,7 +21,7 @@ from limits import RateLimitItem, parse
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
-from apis import tables as t
+from chops import tables as t
 from chops.i18n import N_, translate
 from chops.settings import Settings
 from chops.store_base import now

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from apis.tables import RATING_COMMENT_MAX
+from chops.tables import RATING_COMMENT_MAX
 from chops.records import TurnRecord
 from chops.web.errors import ApiError
 

@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 import chops.web.analytics as web_analytics
-from apis import tables as t
+from chops import tables as t
 from tests.e2e.test_browser_widget import browser, host_site_jwt, sign_in  # noqa: F401 - the browser fixture
 from tests.unit.analytics_support import CEREMONY, NOW, seed
 from tests.unit.web_support import LiveServer, add_staff, make_app, script_profile_answer

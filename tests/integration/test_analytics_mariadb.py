@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 import chops.web.analytics as web_analytics
-from apis import tables as t
+from chops import tables as t
 from apis.db import init_schema, make_engine
 from chops.analytics import DateRange, compute
 from chops.guide_gaps import group_gaps

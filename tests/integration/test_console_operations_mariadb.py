@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from tests.unit.pipeline_support import member
 from tests.unit.web_support import STAFF_KEY, STAFF_PASSWORD, LiveServer, add_staff, make_app
 

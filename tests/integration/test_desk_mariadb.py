@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from bench.handoff import EventReader
 from chops.desk.log import events_after
 from tests.unit.desk_support import desk_app, script_handoff, staff_headers

@@ -8,6 +8,7 @@ import threading
 import sqlalchemy as sa
 
 from apis import tables as t
+from chops import tables as ct
 from apis.outcomes import Outcome
 from apis.service import Api
 from apis.state import checksums
@@ -17,7 +18,7 @@ THREADS = 20
 
 def audit_rows(engine):
     with engine.connect() as conn:
-        return conn.execute(sa.select(t.audit_log)).mappings().all()
+        return conn.execute(sa.select(ct.audit_log)).mappings().all()
 
 
 def race(engine, op, nick, args, key):

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from apis import tables as t
 from apis.demo import T0, demo_rows
-from apis.fakes import FakeState
+from tests.fakes import FakeState
 from apis.service import Api
 from chops.pipeline.context import TurnContext
 from chops.pipeline.targets import others_named

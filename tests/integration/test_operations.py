@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from apis import tables as t
+from chops import tables as ct
 from apis.db import make_engine
 from apis.loaders import seed_demo
 from apis.outcomes import Outcome
@@ -112,7 +113,7 @@ def reset(engine: sa.Engine) -> None:
     """Back to the pristine demo data (and an empty audit log)."""
     seed_demo(engine)
     with engine.begin() as conn:
-        conn.execute(t.audit_log.delete())
+        conn.execute(ct.audit_log.delete())
 
 
 @pytest.fixture
@@ -137,7 +138,7 @@ def run_case(engine: sa.Engine, op: str, nick: str, args: dict, outcome: Outcome
     writes = OPERATIONS[op].writes
     assert real.committed == (writes and outcome.succeeded), label
     with engine.connect() as conn:
-        audited = conn.execute(sa.select(sa.func.count()).select_from(t.audit_log)).scalar()
+        audited = conn.execute(sa.select(sa.func.count()).select_from(ct.audit_log)).scalar()
     assert audited == (1 if real.committed else 0), label
 
 

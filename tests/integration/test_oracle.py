@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from apis import tables as t
+from chops import tables as ct
 from apis.db import make_engine
 from apis.loaders import load_cphos, read_cphos
 from apis.service import Api
@@ -91,7 +92,7 @@ def test_oracle_mariadb(row, mariadb_loaded):
         check_row(engine, row, before)
     finally:
         with engine.begin() as conn:  # back to the freshly loaded state for the next row
-            conn.execute(t.audit_log.delete())
+            conn.execute(ct.audit_log.delete())
             for table, rows in originals.items():
                 conn.execute(table.delete())
                 conn.execute(table.insert(), rows)

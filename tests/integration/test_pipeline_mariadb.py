@@ -88,7 +88,7 @@ def test_a_database_that_refuses_connections_is_503_database_unavailable():
 def test_a_plan_commits_atomically_partly_and_through_one_approval_on_mariadb(engine):
     """Several changes on the real database: both in one commit (audit K, K#2) and replayed once; a
     part that cannot be done is reported while the other commits; an unverified plan is one approval."""
-    from apis import tables as t
+    from chops import tables as ct
 
     limit, subject = ("ChangeAllTypesUploadLimit", {"Limit": 40}), ("ChangeAllTypesMarkingSubject", {"SubjectIndex": 3})
     agent, llm = make_agent(engine)
@@ -122,4 +122,4 @@ def test_a_plan_commits_atomically_partly_and_through_one_approval_on_mariadb(en
     vice = member(engine, "demo_vice")
     assert (vice["limit"], vice["school_id"]) == (70, 2)
     with engine.connect() as conn:
-        assert conn.execute(t.approval_step.select()).mappings().one()["position"] == 2
+        assert conn.execute(ct.approval_step.select()).mappings().one()["position"] == 2

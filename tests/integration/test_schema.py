@@ -1,5 +1,6 @@
-"""db/schema.sql and apis.tables agree: load the SQL into MariaDB, reflect, compare with the
-metadata; and ``create_all`` from the metadata on MariaDB reflects to the very same types."""
+"""db/schema.sql and the table metadata (the agent's ``chops.tables`` and CPHOS's ``apis.tables``) agree:
+load the SQL into MariaDB, reflect, compare with the metadata; and ``create_all`` from the metadata on
+MariaDB reflects to the very same types."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.db import init_schema, make_engine, schema_statements
+from apis.db import METADATAS, init_schema, make_engine, schema_statements
 from tests.conftest import mariadb_database
+
+
+TABLES = {name: table for md in METADATAS for name, table in md.tables.items()}
 
 
 def family(type_: sa.types.TypeEngine) -> str:
@@ -56,8 +59,8 @@ def test_schema_sql_matches_metadata(mariadb_url):
         for stmt in schema_statements():
             conn.exec_driver_sql(stmt.rstrip(";"))
     reflected = reflect(engine)
-    assert set(reflected.tables) == set(t.metadata.tables)
-    for name, table in t.metadata.tables.items():
+    assert set(reflected.tables) == set(TABLES)
+    for name, table in TABLES.items():
         assert describe(reflected.tables[name], None) == describe(table, engine.dialect), name
     with engine.connect() as conn:  # utf8mb4 + InnoDB everywhere
         rows = conn.execute(sa.text("SELECT table_name, engine, table_collation FROM information_schema.tables "
@@ -70,9 +73,10 @@ def test_schema_sql_matches_metadata(mariadb_url):
 def test_create_all_reflects_like_schema_sql(mariadb_url, second_mariadb):
     from_sql, from_meta = make_engine(mariadb_url), make_engine(second_mariadb)
     init_schema(from_sql)  # MySQL path: runs schema.sql
-    t.metadata.create_all(from_meta)
+    for md in METADATAS:
+        md.create_all(from_meta)
     a, b = reflect(from_sql), reflect(from_meta)
-    for name in t.metadata.tables:
+    for name in TABLES:
         cols_a = [(c.name, str(c.type), c.nullable, c.autoincrement) for c in a.tables[name].columns]
         cols_b = [(c.name, str(c.type), c.nullable, c.autoincrement) for c in b.tables[name].columns]
         assert cols_a == cols_b, name
@@ -85,10 +89,10 @@ def test_init_schema_is_idempotent(db_url):
     engine = make_engine(db_url)
     init_schema(engine)
     init_schema(engine)
-    assert set(sa.inspect(engine).get_table_names()) == set(t.metadata.tables)
+    assert set(sa.inspect(engine).get_table_names()) == set(TABLES)
     engine.dispose()
 
 
 def test_schema_sql_has_every_table():
     created = {s.split("IF NOT EXISTS", 1)[1].split("(", 1)[0].strip() for s in schema_statements()}
-    assert created == set(t.metadata.tables)
+    assert created == set(TABLES)

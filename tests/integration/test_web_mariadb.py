@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from tests.unit.pipeline_support import member
 from tests.unit.web_support import (STAFF_KEY, LiveServer, http_json, make_app, script_profile_answer,
                                     script_queued_write, user_token)

@@ -27,7 +27,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 
 NOW = datetime(2026, 3, 13, 12, 0)
 LANGUAGE = "How do I change the language of the interface?"

@@ -9,6 +9,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from apis import tables as t
+from chops import tables as ct
 from apis.db import init_schema, make_engine
 from apis.loaders import seed_demo
 from apis.service import Api
@@ -87,7 +88,7 @@ def member(engine, nickname: str) -> dict:
 def audit_rows(engine) -> list[dict]:
     """Every audit-log row (one per committed call)."""
     with engine.connect() as conn:
-        return [dict(r) for r in conn.execute(sa.select(t.audit_log)).mappings()]
+        return [dict(r) for r in conn.execute(sa.select(ct.audit_log)).mappings()]
 
 
 def db_snapshot(engine) -> dict:
@@ -95,8 +96,8 @@ def db_snapshot(engine) -> dict:
     with engine.connect() as conn:
         members = [tuple(r) for r in conn.execute(sa.select(t.member).order_by(t.member.c.id))]
         schools = conn.execute(sa.select(sa.func.count()).select_from(t.school)).scalar()
-        audits = conn.execute(sa.select(sa.func.count()).select_from(t.audit_log)).scalar()
-        approvals = conn.execute(sa.select(sa.func.count()).select_from(t.approval)).scalar()
+        audits = conn.execute(sa.select(sa.func.count()).select_from(ct.audit_log)).scalar()
+        approvals = conn.execute(sa.select(sa.func.count()).select_from(ct.approval)).scalar()
     return {"members": members, "schools": schools, "audits": audits, "approvals": approvals}
 
 

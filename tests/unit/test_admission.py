@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from apis.db import init_schema, make_engine
 from chops.admission import Admission, Busy, queue_notice
 from chops.store_base import now

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.fakes import FakeState
+from tests.fakes import FakeState
 from apis.outcomes import Outcome
 from apis.registry import OPERATIONS
 from apis.service import Api

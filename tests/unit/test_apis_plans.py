@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from apis.fakes import FakeState
+from tests.fakes import FakeState
 from apis.outcomes import Outcome
 from apis.service import Api
 from tests.unit.test_apis_operations import _member

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.conversation import ConversationService
 from chops.desk import DeskError, Presence
 from chops.desk.log import events_after, now

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from tests.unit.web_support import make_app, script_profile_answer, start
 
 

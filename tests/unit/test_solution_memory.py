@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from apis.service import Api
 from chops.memory import SolutionMemory
 from chops.pipeline.context import Candidate, Step

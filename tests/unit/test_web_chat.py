@@ -7,7 +7,7 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.llm import LLMError
 from tests.unit.pipeline_support import member
 from tests.unit.web_support import (make_app, script_passed_write, script_profile_answer, script_queued_write,

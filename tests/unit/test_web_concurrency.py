@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from tests.unit.web_support import make_app, script_profile_answer, start
 
 NICKNAMES = ["demo_leader", "demo_busy_leader", "demo_vice", "demo_arbiter", "demo_admin", "demo_other_leader"]

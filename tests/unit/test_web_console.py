@@ -7,7 +7,7 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.pipeline import idempotency_key
 from tests.unit.pipeline_support import GUIDE_CHUNKS, member, to_guide
 from tests.unit.web_support import (STAFF_KEY, STAFF_PASSWORD, add_staff, make_app, script_queued_write, start,

@@ -8,7 +8,7 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from apis.registry import OPERATIONS
 from chops.web.console_operations import form_fields
 from tests.unit.pipeline_support import member

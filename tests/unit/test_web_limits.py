@@ -7,7 +7,7 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from tests.unit.web_support import (STAFF_PASSWORD, add_staff, make_app, script_profile_answer, start)
 
 ASK = {"text": "What is my upload limit?"}

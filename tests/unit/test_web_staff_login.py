@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
+from chops import tables as t
 from chops.staff_accounts import StaffAccounts, StaffError
 from tests.unit.web_support import STAFF_KEY, STAFF_PASSWORD, add_staff, make_app, script_queued_write, start
 
