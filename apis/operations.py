@@ -18,8 +18,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from apis.outcomes import InvalidArgument, PreconditionFailed
 from apis.uow import AbstractUnitOfWork
+from chops.domain.outcomes import InvalidArgument, PreconditionFailed
 
 Member = dict[str, Any]
 Reply = tuple[str, Any]

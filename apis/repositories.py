@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from apis import tables as t
 from chops import tables as ct
-from apis.outcomes import Change
+from chops.domain.outcomes import Change
 
 ROLE_NAMES = {1: "team leader", 2: "arbiter", 3: "vice team leader"}
 CURRENT_EXAM_STATUS = 2  # cmf_tp_exam.status of the exam in progress

@@ -15,18 +15,28 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timezone
 from collections.abc import Collection, Sequence
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 import sqlalchemy as sa
 from pydantic import BaseModel, ValidationError
 
-from apis.outcomes import (DomainError, InvalidArgument, MissingArguments, NotInSystem, Outcome,
-                           OperationResult, PermissionDenied, PlanResult, PreconditionFailed, combined_outcome)
 from apis.profile import Profile, load_profile
 from apis.registry import OPERATIONS, Operation
 from apis.uow import AbstractUnitOfWork, SqlUnitOfWork
+from chops.domain.outcomes import (
+    DomainError,
+    InvalidArgument,
+    MissingArguments,
+    NotInSystem,
+    OperationResult,
+    Outcome,
+    PermissionDenied,
+    PlanResult,
+    PreconditionFailed,
+    combined_outcome,
+)
 
 APPROVAL_OPERATION = "VerifyTeacherUserToBeSupTeacher"
 MAX_PLAN_STEPS = 3  # a message asks for a few changes at most; the executor's schema has the same bound

@@ -19,7 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from apis import tables as t
-from apis.outcomes import Change
+from chops.domain.outcomes import Change
 
 NULLS = {"null", "none"}
 

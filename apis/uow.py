@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from apis import repositories as r
-from apis.db import is_mysql
-from apis.outcomes import Change
+from chops.db import is_mysql
+from chops.domain.outcomes import Change
 
 
 class AbstractUnitOfWork:

@@ -53,9 +53,10 @@ CASES: list[tuple[str, str, str, str | None, str | None]] = [
 
 def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     """Run one case on a fresh copy of the demo database; the row of figures."""
-    from apis.db import init_schema, make_engine
+    from apis.db import init_schema
     from apis.loaders import seed_demo
     from apis.service import Api
+    from chops.db import make_engine
     from chops.llm import LLMError
     from chops.pipeline import Agent, TurnResult
     from chops.router import router_for

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from apis.db import init_schema, make_engine
+from apis.db import init_schema
 from apis.loaders import read_cphos, replace_cphos_rows
 from bench.scratch import scratch_mariadb
+from chops.db import make_engine
 
 
 def _time_runs(engine: sa.Engine, directory: Path, runs: int) -> tuple[list[float], list[float]]:

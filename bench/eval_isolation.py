@@ -17,9 +17,9 @@ import sqlalchemy as sa
 
 def main() -> None:
     """Run the benchmark and print the medians in milliseconds."""
-    from apis.db import make_engine
-    from chops.settings import get_settings
     from apis.state import diff_snapshots, snapshot
+    from chops.db import make_engine
+    from chops.settings import get_settings
     from eval.isolation import Template
 
     ap = argparse.ArgumentParser(description=__doc__)

@@ -89,9 +89,9 @@ def check_load(port: int, conversations: int, turns: int) -> dict:
 def check_idempotency(url: str, threads: int = 20) -> dict:
     """The same idempotency key from ``threads`` threads at once: exactly one audited write."""
     from apis import tables as t
-    from chops import tables as ct
-    from apis.db import make_engine
     from apis.service import Api
+    from chops import tables as ct
+    from chops.db import make_engine
 
     engine = make_engine(url)
     api, key, results, errors = Api(engine), "faults-same-key", [], []

@@ -83,7 +83,7 @@ def _call(port: int, method: str, path: str, body: dict | None = None, headers: 
 def _add_staff(url: str) -> None:
     import secrets
 
-    from apis.db import make_engine
+    from chops.db import make_engine
     from chops.staff_accounts import StaffAccounts
 
     engine = make_engine(url)
@@ -94,7 +94,7 @@ def _add_staff(url: str) -> None:
 
 
 def _to_waiting(url: str, conversation_id: str, nickname: str) -> None:
-    from apis.db import make_engine
+    from chops.db import make_engine
     from chops.desk import Desk
     from chops.desk.log import lock_conversation
 

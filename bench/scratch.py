@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import sqlalchemy as sa
 
-from apis.db import make_engine
+from chops.db import make_engine
 
 
 @contextmanager

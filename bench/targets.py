@@ -21,11 +21,12 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from apis.db import init_schema, make_engine
+from apis.db import init_schema
 from apis.loaders import load_cphos
 from apis.registry import OPERATIONS
 from apis.service import Api
 from bench.scratch import scratch_mariadb
+from chops.db import make_engine
 from chops.pipeline.context import TurnContext
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.targets import name_candidates, others_named, request_texts

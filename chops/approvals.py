@@ -17,8 +17,11 @@ import sqlalchemy as sa
 from pydantic import BaseModel, Field
 
 from chops import tables as t
-from apis.outcomes import Outcome
-from chops.store_base import StoreError, dumps as _dumps, loads as _loads, now as _now
+from chops.domain.outcomes import Outcome
+from chops.store_base import StoreError
+from chops.store_base import dumps as _dumps
+from chops.store_base import loads as _loads
+from chops.store_base import now as _now
 
 # "failed": staff approved, but the write could not be carried out (e.g. a precondition no longer
 # holds); nothing was changed and the user is told.

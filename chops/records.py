@@ -13,7 +13,7 @@ Route = Literal["basic_info", "guide", "system", "not_in_system", "greeting", "t
                 "out_of_scope"]
 CONVERSATION_ROUTES = ("greeting", "thanks", "cancel", "handoff", "out_of_scope")
 # The turn outcome of a request of several changes of which some were done (or queued) and others
-# not; every other turn outcome is an ``apis.outcomes.Outcome`` code.
+# not; every other turn outcome is an ``chops.domain.outcomes.Outcome`` code.
 PARTIAL = "partial"
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apis.outcomes import Change
 from apis.state import diff_snapshots, snapshot
+from chops.domain.outcomes import Change
 from eval.dataset import Case
 from eval.grading import Grade, grade_answer, grade_system
 from eval.isolation import Template
@@ -128,9 +128,9 @@ def eco_fields(trace: Any) -> dict:
 def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     """Run one case on a private database copy and grade it; an exception becomes a failed record
     with its traceback (except ``EvalAbort``, which stops the run)."""
-    from apis.db import make_engine
     from apis.service import Api
     from chops.conversation import ConversationService
+    from chops.db import make_engine
     from chops.llm import Ledger, LLMError
     from chops.store import ConversationStore
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from apis.outcomes import Change
 from apis.state import Fact, match_effect, parse_effect
+from chops.domain.outcomes import Change
 from eval.dataset import Case
 
 SUCCESS = ("ok", "ok_noop")

@@ -70,7 +70,7 @@ class Template:
     def build(cls, dataset_dir: Path, work_dir: Path, loader: Loader | None = None) -> "Template":
         """Load ``dataset_dir/database`` into ``work_dir/template.db``, reusing a template built from
         the same dump (fingerprint in ``template.json``) — so a resumed run does not reload."""
-        from apis.db import make_engine
+        from chops.db import make_engine
 
         work_dir.mkdir(parents=True, exist_ok=True)
         path, meta_path = work_dir / TEMPLATE_NAME, work_dir / "template.json"

@@ -186,7 +186,7 @@ def run_memory(work_dir: Path, settings: Any, index: Any, seed: Path | None = No
     import sqlite3
 
     from chops import tables as t
-    from apis.db import make_engine
+    from chops.db import make_engine
     from chops.memory import build_memory
 
     work_dir.mkdir(parents=True, exist_ok=True)

@@ -12,9 +12,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from apis.outcomes import Change
 from apis.repositories import role_name, update_changes
 from apis.uow import AbstractUnitOfWork
+from chops.domain.outcomes import Change
 
 Row = dict[str, Any]
 

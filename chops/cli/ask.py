@@ -31,15 +31,15 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     """Ask the agent TEXT as user NICKNAME; prints the reply (and the conversation id to continue)."""
     import sqlalchemy as sa
 
-    from apis.db import make_engine
     from apis.service import Api
     from chops.conversation import ConversationService
+    from chops.db import make_engine
     from chops.desk import DeskError
     from chops.llm import LLMError, build_llm
+    from chops.memory import build_memory
     from chops.pipeline import Agent
     from chops.router import router_for
     from chops.settings import get_settings
-    from chops.memory import build_memory
     from chops.store import ConversationStore
 
     settings = get_settings(guides_dir=guides, database_url=database_url)

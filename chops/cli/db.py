@@ -14,7 +14,7 @@ database_url_option = click.option(
 
 def engine_for(database_url: str | None):
     """An engine for the URL given on the command line, else the configured one."""
-    from apis.db import make_engine
+    from chops.db import make_engine
     from chops.settings import get_settings
 
     return make_engine(database_url or get_settings().resolved_database_url)

@@ -21,7 +21,8 @@ def serve(host: str, port: int, database_url: str | None, demo: bool | None) -> 
     from werkzeug.serving import run_simple
 
     from apis import tables as t
-    from apis.db import init_schema, make_engine
+    from apis.db import init_schema
+    from chops.db import make_engine
     from chops.settings import get_settings
     from chops.web.app import create_app
 

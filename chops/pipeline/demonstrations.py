@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from apis.outcomes import Outcome
+from chops.domain.outcomes import Outcome
 from chops.pipeline.context import Candidate
 from chops.pipeline.prompting import clip, fragment, section
 from chops.records import CONVERSATION_ROUTES, PARTIAL, Solution, TurnResult

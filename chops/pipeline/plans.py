@@ -19,11 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from apis.outcomes import Outcome, combined_outcome
 from apis.registry import OPERATIONS
+from chops.domain.outcomes import Outcome, combined_outcome
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.replies import (not_done_reply, nothing_changed_reply, operation_reply, other_person_reply,
-                                    queued_reply, read_reply)
+from chops.pipeline.replies import (
+    not_done_reply,
+    nothing_changed_reply,
+    operation_reply,
+    other_person_reply,
+    queued_reply,
+    read_reply,
+)
 from chops.records import PARTIAL
 
 

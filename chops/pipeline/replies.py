@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apis.outcomes import Outcome
+from chops.domain.outcomes import Outcome
 from chops.i18n import N_, SOURCE_LANGUAGE, join_list, translate
 from chops.pipeline.context import Candidate
 from chops.pipeline.prompting import clip

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from apis.outcomes import OperationResult, Outcome
+from chops.domain.outcomes import OperationResult, Outcome
 from chops.pipeline.context import TurnContext
 from chops.pipeline.grounding import CJK, LATIN, TRIM, numbers_in, token_spans
 

@@ -18,7 +18,7 @@ confirming attempt by the stronger one.
 
 from __future__ import annotations
 
-from apis.outcomes import Outcome
+from chops.domain.outcomes import Outcome
 from chops.pipeline.context import Candidate
 from chops.pipeline.prompting import fragment
 

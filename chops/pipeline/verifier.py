@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apis.outcomes import Outcome
+from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext, dumps
 from chops.pipeline.prompting import clip, fragment, messages

@@ -45,10 +45,10 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     """Build the app. ``settings`` default to the environment; ``llm``, ``engine`` and ``index`` are
     built from the settings unless given (pass ``index=None`` to run without guide retrieval). The built
     index is the guide library in the data directory, which staff change through ``/v1/staff/guides``."""
-    from apis.db import make_engine
     from apis.service import Api
     from chops.admission import Admission
     from chops.conversation import ConversationService
+    from chops.db import make_engine
     from chops.desk import Desk, EventHub, Presence
     from chops.memory import build_memory
     from chops.pipeline import Agent
@@ -102,9 +102,21 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     )
     app.extensions["chops"] = svc
 
-    from chops.web import analytics, chat, console, console_desk, guides, live, ops, staff_api, widget
     # These add their pages to console.bp when imported.
-    from chops.web import console_guides, console_operations, console_signin  # noqa: F401
+    from chops.web import (  # noqa: F401
+        analytics,
+        chat,
+        console,
+        console_desk,
+        console_guides,
+        console_operations,
+        console_signin,
+        guides,
+        live,
+        ops,
+        staff_api,
+        widget,
+    )
 
     for blueprint in (chat.bp, live.bp, staff_api.bp, console.bp, console_desk.bp, guides.bp, ops.bp, widget.bp,
                       analytics.ratings_bp, analytics.bp, analytics.dashboard_bp):

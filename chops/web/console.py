@@ -187,8 +187,8 @@ def _decide(approval_id: int, approve: bool):
 def notify_user(approval) -> None:
     """Append the staff decision to the user's conversation as a reply-only turn (empty user text),
     so the user sees it in the widget and the pipeline sees it in the history."""
-    from apis.outcomes import PlanResult
     from apis.registry import OPERATIONS
+    from chops.domain.outcomes import PlanResult
     from chops.i18n import reply_language
     from chops.pipeline import TurnResult
     from chops.pipeline.replies import staff_decision_reply

@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from chops import tables as t
-from apis.outcomes import Outcome
+from chops.domain.outcomes import Outcome
 from chops.records import PARTIAL
 
 PAGE = 50

@@ -23,8 +23,8 @@ from typing import Any
 
 from flask import abort, render_template, request
 
-from apis.outcomes import Outcome
 from apis.registry import OPERATIONS, Operation
+from chops.domain.outcomes import Outcome
 from chops.web.console import bp, current_staff
 from chops.web.services import services
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apis.db import make_engine
 from apis.loaders import seed_demo
+from chops.db import make_engine
 
 
 @pytest.fixture

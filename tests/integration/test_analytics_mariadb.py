@@ -9,9 +9,10 @@ import pytest
 import sqlalchemy as sa
 
 import chops.web.analytics as web_analytics
+from apis.db import init_schema
 from chops import tables as t
-from apis.db import init_schema, make_engine
 from chops.analytics import DateRange, compute
+from chops.db import make_engine
 from chops.guide_gaps import group_gaps
 from chops.retrieval.embedders import UseNumpyEmbedder
 from tests.unit.analytics_support import CEREMONY, CEREMONY_AGAIN, EXPECTED, LANGUAGE, NOW, seed

@@ -9,10 +9,10 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from apis import tables as t
-from apis.db import make_engine
-from apis.outcomes import Change
 from apis.state import effect_set, parse_effect
 from chops.cli import main
+from chops.db import make_engine
+from chops.domain.outcomes import Change
 
 
 def run(*args: str, ok: bool = True):

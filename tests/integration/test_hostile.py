@@ -3,9 +3,9 @@ database stays byte-for-byte the same (a checksum of every table before and afte
 
 from __future__ import annotations
 
-from apis.outcomes import Outcome
 from apis.service import Api
 from apis.state import checksums
+from chops.domain.outcomes import Outcome
 
 INJECTIONS = ["x' OR '1'='1", "'; DROP TABLE cmf_tp_member; --", "Lena Leader' -- ", "\" OR 1=1 #",
               "1; UPDATE cmf_tp_member SET type=2", "%", "_", "Lena%", "' UNION SELECT nickname FROM cmf_tp_member --"]

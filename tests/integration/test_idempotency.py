@@ -8,10 +8,10 @@ import threading
 import sqlalchemy as sa
 
 from apis import tables as t
-from chops import tables as ct
-from apis.outcomes import Outcome
 from apis.service import Api
 from apis.state import checksums
+from chops import tables as ct
+from chops.domain.outcomes import Outcome
 
 THREADS = 20
 

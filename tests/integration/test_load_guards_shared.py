@@ -8,8 +8,9 @@ import uuid
 
 import pytest
 
-from apis.db import init_schema, make_engine
+from apis.db import init_schema
 from chops.admission import Admission
+from chops.db import make_engine
 from chops.settings import get_settings
 from chops.web.errors import ApiError
 from chops.web.limits import RateLimits

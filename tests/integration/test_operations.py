@@ -10,13 +10,13 @@ import pytest
 import sqlalchemy as sa
 
 from apis import tables as t
-from chops import tables as ct
-from apis.db import make_engine
 from apis.loaders import seed_demo
-from apis.outcomes import Outcome
 from apis.registry import OPERATIONS
 from apis.service import Api
 from apis.state import checksums, diff_snapshots, effect_set, parse_effect, snapshot
+from chops import tables as ct
+from chops.db import make_engine
+from chops.domain.outcomes import Outcome
 
 OK, NOOP, MISSING, INVALID = Outcome.OK, Outcome.OK_NOOP, Outcome.REFUSED_MISSING_ARGS, Outcome.REFUSED_INVALID_ARG
 PRECOND, PERM, NOT_IN = Outcome.REFUSED_PRECONDITION, Outcome.REFUSED_PERMISSION, Outcome.NOT_IN_SYSTEM

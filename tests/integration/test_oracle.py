@@ -14,11 +14,11 @@ import pytest
 import sqlalchemy as sa
 
 from apis import tables as t
-from chops import tables as ct
-from apis.db import make_engine
 from apis.loaders import load_cphos, read_cphos
 from apis.service import Api
 from apis.state import diff_snapshots, effect_set, parse_effect, snapshot
+from chops import tables as ct
+from chops.db import make_engine
 from tests.conftest import mariadb_database
 
 WRITABLE = (t.member, t.school)  # the only cmf_tp_* tables an operation writes

@@ -6,14 +6,23 @@ from __future__ import annotations
 
 import pytest
 
-from apis.db import make_engine
 from chops.conversation import ConversationService
+from chops.db import make_engine
 from chops.llm import LLMError, ScriptedLLM
 from chops.settings import get_settings
 from chops.store import ConversationStore
 from chops.web.app import create_app
-from tests.unit.pipeline_support import (audit_rows, call, db_snapshot, demo_engine, make_agent, member, plan,
-                                         to_system, verdict)
+from tests.unit.pipeline_support import (
+    audit_rows,
+    call,
+    db_snapshot,
+    demo_engine,
+    make_agent,
+    member,
+    plan,
+    to_system,
+    verdict,
+)
 from tests.unit.web_support import SECRET, user_token
 
 pytestmark = pytest.mark.mariadb

@@ -4,13 +4,12 @@ MariaDB reflects to the very same types."""
 
 from __future__ import annotations
 
-
 import pytest
 import sqlalchemy as sa
 
-from apis.db import METADATAS, init_schema, make_engine, schema_statements
+from apis.db import METADATAS, init_schema, schema_statements
+from chops.db import make_engine
 from tests.conftest import mariadb_database
-
 
 TABLES = {name: table for md in METADATAS for name, table in md.tables.items()}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from apis.db import make_engine
 from chops.cli import main
+from chops.db import make_engine
 from chops.staff_accounts import StaffAccounts
 
 PASSWORD = "a long staff passphrase"

@@ -9,10 +9,11 @@ import numpy as np
 import sqlalchemy as sa
 
 from apis import tables as t
-from chops import tables as ct
-from apis.db import init_schema, make_engine
+from apis.db import init_schema
 from apis.loaders import seed_demo
 from apis.service import Api
+from chops import tables as ct
+from chops.db import make_engine
 from chops.llm import ScriptedLLM
 from chops.pipeline import Agent
 from chops.retrieval import Chunk

@@ -9,9 +9,10 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
+from apis.db import init_schema
 from chops import tables as t
-from apis.db import init_schema, make_engine
 from chops.admission import Admission, Busy, queue_notice
+from chops.db import make_engine
 from chops.store_base import now
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakes import FakeState
-from apis.outcomes import Outcome
 from apis.registry import OPERATIONS
 from apis.service import Api
+from chops.domain.outcomes import Outcome
+from tests.fakes import FakeState
 
 
 def _member(id_, nickname, user_name, type_=1, status=1, school=1, subject=1, limit=10, p_id=0):

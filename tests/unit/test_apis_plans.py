@@ -7,9 +7,9 @@ import copy
 
 import pytest
 
-from tests.fakes import FakeState
-from apis.outcomes import Outcome
 from apis.service import Api
+from chops.domain.outcomes import Outcome
+from tests.fakes import FakeState
 from tests.unit.test_apis_operations import _member
 
 LIMIT = ("ChangeAllTypesUploadLimit", {"Limit": 40})

@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import json
 
-from apis.outcomes import Change, Outcome
 from apis.registry import OPERATIONS, operation_lines
+from chops.domain.outcomes import Change, Outcome
 
 CPHOS_ARG_NAMES = {"SubjectIndex", "Name", "ViewProblem", "TeamLeaderName", "Limit", "SchoolName", "AreaName",
                    "TeacherName"}

@@ -4,10 +4,10 @@ comparison the oracle tests and the evaluation both use."""
 from __future__ import annotations
 
 from apis import tables as t
-from apis.db import make_engine
 from apis.loaders import seed_demo
-from apis.outcomes import Change
 from apis.state import diff_snapshots, effect_set, match_effect, parse_effect, snapshot
+from chops.db import make_engine
+from chops.domain.outcomes import Change
 
 
 def test_diff_finds_updates_inserts_and_deletes_in_a_stable_order(sqlite_url):

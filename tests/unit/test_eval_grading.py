@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from apis.outcomes import Change
 from apis.state import EffectSyntaxError, parse_effect
+from chops.domain.outcomes import Change
 from chops.llm import LLMError, ScriptedLLM
 from eval.dataset import Case
 from eval.grading import compare_effect, grade_answer, grade_system, reports_missing, sequence_ratio, token_f1

@@ -10,8 +10,7 @@ import sqlalchemy as sa
 from chops import tables as t
 from chops.pipeline import idempotency_key
 from tests.unit.pipeline_support import GUIDE_CHUNKS, member, to_guide
-from tests.unit.web_support import (STAFF_KEY, STAFF_PASSWORD, add_staff, make_app, script_queued_write, start,
-                                    verdict)
+from tests.unit.web_support import STAFF_KEY, STAFF_PASSWORD, add_staff, make_app, script_queued_write, start, verdict
 
 STAFF = {"X-Staff-Key": STAFF_KEY}
 
@@ -203,7 +202,7 @@ def test_a_chinese_user_is_told_the_staff_decision_in_chinese(web):
 
 
 def test_an_approved_write_that_cannot_be_carried_out_is_failed_and_the_user_is_told(web, monkeypatch):
-    from apis.outcomes import OperationResult, Outcome, PlanResult
+    from chops.domain.outcomes import OperationResult, Outcome, PlanResult
 
     client, llm, engine = web
     cid, auth, approval_id = queue_write(client, llm, 40)
