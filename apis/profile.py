@@ -28,6 +28,11 @@ class Profile(BaseModel):
     current_exam: str | None
     is_admin: bool
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The nickname and the real name: a request naming either is about the sender themself."""
+        return (self.nickname, self.user_name)
+
     def describe(self) -> str:
         """A compact plain-text rendering for prompts (one fact per line)."""
         lines = [

@@ -1,38 +1,9 @@
-"""The one registry of operations the agent (and staff, and scripts) may call."""
+"""The CPHOS operations the agent (and staff, and scripts) may call: the pack's one registry."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
-
-from pydantic import BaseModel
-
 from apis import operations as ops
-
-
-@dataclass(frozen=True)
-class Operation:
-    """One callable operation: CPHOS name, one-line description, typed arguments, flags."""
-
-    name: str
-    description: str
-    args_model: type[BaseModel]
-    writes: bool
-    admin_only: bool
-    run: Callable[..., Any]
-
-    def arg_signature(self) -> str:
-        """``Arg: type, ...`` with the CPHOS argument names."""
-        parts = []
-        for field in self.args_model.model_fields.values():
-            kind = getattr(field.annotation, "__name__", str(field.annotation))
-            parts.append(f"{field.alias}: {kind}")
-        return ", ".join(parts)
-
-    def json_schema(self) -> dict[str, Any]:
-        """The JSON schema of the arguments (CPHOS names)."""
-        return self.args_model.model_json_schema(by_alias=True)
-
+from chops.domain.operations import Operation
 
 _OPS = [
     Operation("ChangeAllTypesMarkingSubject", "Change the user's marking subject (viewing problem, 1-10).",
@@ -62,8 +33,3 @@ _OPS = [
 ]
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in _OPS}
-
-
-def operation_lines() -> list[str]:
-    """One line per operation for prompts: ``Name(Arg: type, ...) — description``."""
-    return [f"{op.name}({op.arg_signature()}) — {op.description}" for op in OPERATIONS.values()]

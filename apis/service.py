@@ -23,23 +23,13 @@ import sqlalchemy as sa
 from pydantic import BaseModel, ValidationError
 
 from apis.profile import Profile, load_profile
-from apis.registry import OPERATIONS, Operation
+from apis.registry import OPERATIONS
 from apis.uow import AbstractUnitOfWork, SqlUnitOfWork
-from chops.domain.outcomes import (
-    DomainError,
-    InvalidArgument,
-    MissingArguments,
-    NotInSystem,
-    OperationResult,
-    Outcome,
-    PermissionDenied,
-    PlanResult,
-    PreconditionFailed,
-    combined_outcome,
-)
+from chops.domain.operations import MAX_PLAN_STEPS, Operation
+from chops.domain.outcomes import (DomainError, InvalidArgument, MissingArguments, NotInSystem, OperationResult,
+                                   Outcome, PermissionDenied, PlanResult, PreconditionFailed, combined_outcome)
 
 APPROVAL_OPERATION = "VerifyTeacherUserToBeSupTeacher"
-MAX_PLAN_STEPS = 3  # a message asks for a few changes at most; the executor's schema has the same bound
 _RETRYABLE_MYSQL_ERRORS = {1205, 1213}  # lock wait timeout, deadlock: retry the whole call
 
 
@@ -92,6 +82,8 @@ def parse_args(op: Operation, args: Any) -> BaseModel:
 class Api:
     """Calls operations as a given user and reads their profile."""
 
+    operations = OPERATIONS  # the registry the agent reads (``chops.domain.system.SystemApi``)
+
     def __init__(self, engine: sa.Engine, *, uow_factory: Callable[[bool], AbstractUnitOfWork] | None = None):
         self.engine = engine
         self._uow = uow_factory or (lambda write: SqlUnitOfWork(engine, write=write))
@@ -108,6 +100,10 @@ class Api:
             return []
         with self._uow(False) as uow:
             return uow.members.named(names)
+
+    def people_named(self, names: Collection[str]) -> list[tuple[int, tuple[str, ...]]]:
+        """The members named by one of ``names``: ``(id, (nickname, user_name))`` (``SystemApi``)."""
+        return [(row["id"], (row["nickname"], row["user_name"])) for row in self.members_named(names)]
 
     def call(self, name: str, nickname: str, args: dict, *, dry_run: bool = False,
              idempotency_key: str | None = None, request_id: str | None = None,

@@ -55,6 +55,7 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     """Run one case on a fresh copy of the demo database; the row of figures."""
     from apis.db import init_schema
     from apis.loaders import seed_demo
+    from apis.pack import pack
     from apis.service import Api
     from chops.db import make_engine
     from chops.llm import LLMError
@@ -68,7 +69,7 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     seed_demo(engine)
     api = Api(engine)
     agent = Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api),
-                  router=router_for(settings, index))
+                  router=router_for(settings, pack, index))
     first: list[float] = []
     t0 = time.perf_counter()
 
@@ -135,10 +136,11 @@ def run(args: argparse.Namespace) -> dict:
         setups.append(("executor " + ",".join(args.vs_executor_tiers), tiered, tiered_llm))
     rows, levels = [], []
     with tempfile.TemporaryDirectory() as tmp:
+        from apis.service import Api
         from chops.pipeline import Agent
 
         for _, s, model in setups:  # as the service does before it is ready
-            Agent(None, model, s, index, approvals=None).warm()
+            Agent(Api(None), model, s, index, approvals=None).warm()
         for rep in range(args.repeats):
             for i, case in enumerate(cases):
                 for name, s, model in setups[::-1] if rep % 2 else setups:

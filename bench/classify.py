@@ -22,7 +22,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from apis.registry import operation_lines
+from apis.registry import OPERATIONS
+from chops.domain.operations import operation_lines
 from chops.llm import build_llm
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import TurnContext
@@ -54,7 +55,7 @@ def run(cphos_dir: Path, only: str | None) -> dict:
     and tally each: accuracy per expected route, the misses, the router's fallback rate, and timings."""
     settings = get_settings()
     llm = build_llm(settings)
-    classifier = Classifier(llm, Retriever(None, settings), "\n".join(operation_lines()))
+    classifier = Classifier(llm, Retriever(None, settings), "\n".join(operation_lines(OPERATIONS)))
     router = build_router(settings.data_dir, settings.router_examples, make_embedder(settings))
     tally: dict[str, dict[str, Counter]] = {mode: {} for mode in MODES}
     misses: dict[str, list] = {mode: [] for mode in MODES}

@@ -184,9 +184,7 @@ class ApprovalStore:
 
     def set_policy(self, operation: str, always_needs_approval: bool) -> None:
         """Create or update the policy of ``operation`` (must be a registry operation)."""
-        from apis.registry import OPERATIONS
-
-        if operation not in OPERATIONS:
+        if operation not in self.api.operations:
             raise StoreError("bad_request", f"unknown operation {operation!r}")
         p = t.operation_policy
         with self._writer.begin() as conn:

@@ -142,13 +142,13 @@ def build_router(data_dir: Path, examples_path: Path, embedder, *, rebuild: bool
     return router
 
 
-def router_for(settings, index=None) -> Router | None:
+def router_for(settings, pack, index=None) -> Router | None:
     """The deployment's router (None when ``router_enabled`` is off or the architecture has no two-level
-    classifier): the guide index's embedder when there is one (its model is loaded already), else the
-    configured one."""
+    classifier), trained on ``router_examples`` or else the domain pack's examples: the guide index's
+    embedder when there is one (its model is loaded already), else the configured one."""
     if not settings.router_enabled or settings.architecture != "cev_2level":
         return None
     from chops.retrieval.embedders import make_embedder
 
     embedder = getattr(index, "embedder", None) or make_embedder(settings)
-    return build_router(settings.data_dir, settings.router_examples, embedder)
+    return build_router(settings.data_dir, settings.router_examples or pack.router_examples, embedder)

@@ -120,6 +120,10 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="CHOPS_", env_nested_delimiter="__", extra="ignore")
 
+    # --- the business ------------------------------------------------------------------
+    domain: str = Field(default="cphos", description="the domain pack (a ``chops.domains`` entry point) whose "
+                        "system the agent serves")
+
     # --- storage -------------------------------------------------------------------
     data_dir: Path = Field(default=Path.home() / ".local" / "share" / "chops",
                            description="model file, SQLite database, guide indexes")
@@ -173,8 +177,8 @@ class Settings(BaseSettings):
     # --- router ----------------------------------------------------------------------
     router_enabled: bool = Field(default=True, description="the embedding router decides the route of the "
                                  "messages it is sure of without a model call (chops.router)")
-    router_examples: Path = Field(default=REPO_ROOT / "apis" / "router_examples.jsonl",
-                                  description="the domain's labelled example messages the router is trained on")
+    router_examples: Path | None = Field(default=None, description="labelled example messages the router is "
+                                         "trained on; unset: the domain pack's own")
 
     # --- pipeline ------------------------------------------------------------------
     architecture: Literal["executor_only", "ce_1level", "cev_1level", "cev_2level"] = "cev_2level"

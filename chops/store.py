@@ -19,8 +19,12 @@ from pydantic import BaseModel
 from chops import tables as t
 from chops.approvals import APPROVAL_STATUSES, Approval, ApprovalStore
 from chops.desk.log import insert_event, lock_conversation
+from chops.domain.system import SystemApi
 from chops.records import TurnRecord, TurnResult
-from chops.store_base import StoreError, dumps as _dumps, loads as _loads, now as _now
+from chops.store_base import StoreError
+from chops.store_base import dumps as _dumps
+from chops.store_base import loads as _loads
+from chops.store_base import now as _now
 
 __all__ = ["APPROVAL_STATUSES", "Approval", "CHANNELS", "Conversation", "ConversationStore", "StoreError"]
 
@@ -41,22 +45,13 @@ class Conversation(BaseModel):
 class ConversationStore(ApprovalStore):
     """Persistence of conversations and approvals over one engine."""
 
-    def __init__(self, engine: sa.Engine, *, api: Any | None = None) -> None:
-        """``api`` (an ``apis.service.Api``) runs approved writes; default: one over ``engine``."""
+    def __init__(self, engine: sa.Engine, *, api: SystemApi) -> None:
+        """``api`` (the domain's ``SystemApi``) runs approved writes and knows the operations."""
         self.engine = engine
         # Writes start with BEGIN IMMEDIATE on SQLite (ignored elsewhere): a deferred transaction that
         # reads and then writes fails with "database is locked" under concurrent writers.
         self._writer = engine.execution_options(sqlite_begin="immediate")
-        self._api = api
-
-    @property
-    def api(self) -> Any:
-        """The Api approvals commit through."""
-        if self._api is None:
-            from apis.service import Api
-
-            self._api = Api(self.engine)
-        return self._api
+        self.api = api
 
     # --- conversations and turns -------------------------------------------------------------
     def create(self, nickname: str, channel: str = "widget") -> str:

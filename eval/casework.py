@@ -67,10 +67,12 @@ def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any, *, appr
                           memory: Any = None) -> Any:
     """The real pipeline agent; ``approvals`` is the case database's own approval queue, ``memory`` the
     run's solution memory (None: off)."""
+    from apis.pack import pack
     from chops.pipeline import Agent
     from chops.router import router_for
 
-    return Agent(api, llm, settings, index, approvals=approvals, memory=memory, router=router_for(settings, index))
+    return Agent(api, llm, settings, index, approvals=approvals, memory=memory,
+                 router=router_for(settings, pack, index))
 
 
 AgentFactory = Callable[..., Any]  # (api, llm, settings, index, *, approvals, memory) -> an Agent

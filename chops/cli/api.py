@@ -22,10 +22,11 @@ def api() -> None:
 @click.option("--json", "as_json", is_flag=True, help="one JSON array instead of text")
 def list_ops(as_json: bool) -> None:
     """The operations with their flags and argument JSON schemas."""
-    from apis.registry import OPERATIONS
+    from chops.cli.db import pack_for
 
+    operations = pack_for(None).api(None).operations
     items = [{"name": op.name, "description": op.description, "writes": op.writes, "admin_only": op.admin_only,
-              "args_schema": op.json_schema()} for op in OPERATIONS.values()]
+              "args_schema": op.json_schema()} for op in operations.values()]
     if as_json:
         _echo_json(items)
         return
@@ -47,13 +48,13 @@ def call(operation: str, nickname: str, args_json: str, dry_run: bool, idempoten
          request_id: str | None, database_url: str | None) -> None:
     """Call OPERATION as --as NICKNAME and print the result as one JSON object
     (outcome, message, diff, data, ...). The exit status is 0 for every outcome."""
-    from apis.service import Api
+    from chops.cli.db import pack_for
 
     try:
         args = json.loads(args_json)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"not JSON: {exc}", param_hint="--args") from None
-    result = Api(engine_for(database_url)).call(operation, nickname, args, dry_run=dry_run,
+    result = pack_for(None).api(engine_for(database_url)).call(operation, nickname, args, dry_run=dry_run,
                                                 idempotency_key=idempotency_key, request_id=request_id)
     _echo_json(result.model_dump(mode="json"))
 
@@ -64,9 +65,9 @@ def call(operation: str, nickname: str, args_json: str, dry_run: bool, idempoten
 @database_url_option
 def profile(nickname: str, text: bool, database_url: str | None) -> None:
     """Print the user's basic info (one query), or `null` when they are not in the system."""
-    from apis.service import Api
+    from chops.cli.db import pack_for
 
-    prof = Api(engine_for(database_url)).profile(nickname)
+    prof = pack_for(None).api(engine_for(database_url)).profile(nickname)
     if text:
         click.echo(prof.describe() if prof else "not in the system")
     else:

@@ -31,10 +31,10 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     """Ask the agent TEXT as user NICKNAME; prints the reply (and the conversation id to continue)."""
     import sqlalchemy as sa
 
-    from apis.service import Api
     from chops.conversation import ConversationService
     from chops.db import make_engine
     from chops.desk import DeskError
+    from chops.domain.pack import load_pack
     from chops.llm import LLMError, build_llm
     from chops.memory import build_memory
     from chops.pipeline import Agent
@@ -46,7 +46,8 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     if len(text) > settings.max_message_chars:
         raise click.UsageError(f"the message is longer than {settings.max_message_chars} characters")
     engine = make_engine(settings.resolved_database_url)
-    api = Api(engine)
+    pack = load_pack(settings.domain)
+    api = pack.api(engine)
     store = ConversationStore(engine, api=api)
     try:
         if conversation_id:
@@ -63,7 +64,7 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     memory = build_memory(settings, engine) if settings.memory_enabled else None
     index = _LazyIndex(settings)
     agent = Agent(api, build_llm(settings), settings, index, approvals=store, memory=memory,
-                  router=router_for(settings, index))
+                  router=router_for(settings, pack, index))
     service = ConversationService(store, agent)
     try:
         held = service.hold(conversation_id, nickname, text)

@@ -31,32 +31,61 @@ def db() -> None:
     """Create, load and seed the database."""
 
 
+def pack_for(domain: str | None):
+    """The domain pack named on the command line, else the configured one (``CHOPS_DOMAIN``)."""
+    from chops.domain.pack import UnknownDomain, load_pack
+    from chops.settings import get_settings
+
+    try:
+        return load_pack(domain or get_settings().domain)
+    except UnknownDomain as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+domain_option = click.option("--domain", default=None, metavar="PACK",
+                             help="the domain pack (overrides CHOPS_DOMAIN; default cphos)")
+
+
 @db.command("init")
 @database_url_option
-def init(database_url: str | None) -> None:
-    """Create every table that does not exist yet (idempotent)."""
-    from apis.db import init_schema
-
+@domain_option
+def init(database_url: str | None, domain: str | None) -> None:
+    """Create every table that does not exist yet (idempotent): the agent's and the domain pack's."""
     engine = engine_for(database_url)
-    init_schema(engine)
+    pack_for(domain).create_schema(engine)
     click.echo(f"schema ready in {engine.url.render_as_string(hide_password=True)}")
+
+
+progress_option = click.option("--progress/--no-progress", default=True, help="show a progress bar")
+
+
+@db.command("load")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@database_url_option
+@domain_option
+@progress_option
+def load_cmd(directory: Path, database_url: str | None, domain: str | None, progress: bool) -> None:
+    """Replace the domain pack's rows with the dump in DIRECTORY (one transaction; running it twice is
+    harmless). CPHOS: the dataset's `database` folder."""
+    _load(pack_for(domain), directory, database_url, progress)
 
 
 @db.command("load-cphos")
 @click.argument("directory", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @database_url_option
-@click.option("--progress/--no-progress", default=True, help="show a progress bar")
+@progress_option
 def load_cphos_cmd(directory: Path | None, database_url: str | None, progress: bool) -> None:
-    """Replace the cmf_tp_* tables with the CPHOS dump in DIRECTORY (its `database` folder;
-    default: $CHOPS_CPHOS_DIR/database). One transaction; running it twice is harmless."""
-    from apis.loaders import load_cphos
+    """`chops db load --domain cphos DIRECTORY`, DIRECTORY defaulting to $CHOPS_CPHOS_DIR/database."""
     from chops.settings import get_settings
 
-    directory = directory or get_settings().cphos_dir / "database"
+    _load(pack_for("cphos"), directory or get_settings().cphos_dir / "database", database_url, progress)
+
+
+def _load(pack, directory: Path, database_url: str | None, progress: bool) -> None:
     engine = engine_for(database_url)
     start = time.perf_counter()
     try:
-        counts = load_cphos(engine, directory, progress=progress)
+        counts = pack.load(engine, directory, progress=progress)
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from None
     _report(counts, time.perf_counter() - start)
@@ -64,11 +93,10 @@ def load_cphos_cmd(directory: Path | None, database_url: str | None, progress: b
 
 @db.command("seed-demo")
 @database_url_option
-def seed_demo_cmd(database_url: str | None) -> None:
-    """Replace the cmf_tp_* tables with the small demo data set (demo_leader, demo_admin, ...)."""
-    from apis.loaders import seed_demo
-
+@domain_option
+def seed_demo_cmd(database_url: str | None, domain: str | None) -> None:
+    """Replace the domain pack's rows with its small demo data set (CPHOS: demo_leader, demo_admin, ...)."""
     engine = engine_for(database_url)
     start = time.perf_counter()
-    counts = seed_demo(engine)
+    counts = pack_for(domain).seed_demo(engine)
     _report(counts, time.perf_counter() - start)

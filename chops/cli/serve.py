@@ -17,28 +17,22 @@ import click
               help="demo mode: unsigned nicknames in the widget, open console (default: CHOPS_DEMO_MODE)")
 def serve(host: str, port: int, database_url: str | None, demo: bool | None) -> None:
     """Run the web service (development server): the widget at /widget, the console at /console."""
-    import sqlalchemy as sa
     from werkzeug.serving import run_simple
 
-    from apis import tables as t
-    from apis.db import init_schema
     from chops.db import make_engine
+    from chops.domain.pack import load_pack
     from chops.settings import get_settings
     from chops.web.app import create_app
 
     settings = get_settings(database_url=database_url, demo_mode=demo)
     engine = make_engine(settings.resolved_database_url)
-    init_schema(engine)  # idempotent: a fresh SQLite file becomes a working database
-    if settings.demo_mode:
-        with engine.connect() as conn:
-            empty = conn.execute(sa.select(sa.func.count()).select_from(t.member)).scalar() == 0
-        if empty:  # only ever into an empty user table: never overwrites real data
-            from apis.loaders import seed_demo
-
-            seed_demo(engine)
-            click.echo("demo mode: seeded the demo users (demo_leader, demo_admin, ...)")
+    pack = load_pack(settings.domain)
+    pack.create_schema(engine)  # idempotent: a fresh SQLite file becomes a working database
+    if settings.demo_mode and not pack.has_users(engine):  # only ever into an empty system: never overwrites data
+        pack.seed_demo(engine)
+        click.echo(f"demo mode: seeded the {pack.name} demo users")
     click.echo("building/loading the guide index ...")
-    app = create_app(settings, engine=engine)
+    app = create_app(settings, engine=engine, pack=pack)
     base = f"http://{host}:{port}"
     click.echo(f"widget:  {base}/widget" + ("  (demo mode: chat as any nickname, e.g. demo_leader)"
                                              if settings.demo_mode else "  (needs ?token=<signed user token>)"))

@@ -14,15 +14,16 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from apis.registry import operation_lines
+from chops.domain.operations import operation_lines
+from chops.domain.system import SystemApi
 from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.demonstrations import Memory, solution_of
 from chops.pipeline.executor import Executor
-from chops.pipeline.prompting import system_part
 from chops.pipeline.plans import ApprovalQueue, carry_out
+from chops.pipeline.prompting import system_part
 from chops.pipeline.replies import answer_reply, conversation_reply, not_in_system_reply
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.tiers import failed_check, top_tier
@@ -50,24 +51,22 @@ def since_cancel(history: Sequence[TurnRecord]) -> list[TurnRecord]:
 class Agent:
     """The classifier–executor–verifier pipeline over an ``Api``, an ``LLM`` and a guide index."""
 
-    def __init__(self, api: Any, llm: LLM, settings: Settings, index: Any | None = None, *,
+    def __init__(self, api: SystemApi, llm: LLM, settings: Settings, index: Any | None = None, *,
                  approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
         ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
         off) decides the route of the messages it is sure of without a model call."""
-        from apis.registry import OPERATIONS
-
         self.api, self.llm, self.settings = api, llm, settings
         self.approvals = approvals
         self.memory = memory
-        self.operations = OPERATIONS
-        ops_text = self.operations_text = "\n".join(operation_lines())
+        self.operations = api.operations  # the domain's registry: the agent knows no operation by itself
+        ops_text = self.operations_text = "\n".join(operation_lines(self.operations))
         self.retriever = Retriever(index, settings)
         arch = settings.architecture
         self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1,
                                      router=router)
-        self.executor = Executor(llm, api, self.retriever, OPERATIONS, ops_text)
+        self.executor = Executor(llm, api, self.retriever, self.operations, ops_text)
         self.verifier = Verifier(llm, settings) if arch.startswith("cev") else None
         self.chooser = Chooser(llm)
 

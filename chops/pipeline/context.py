@@ -9,8 +9,8 @@ from typing import Any
 
 from chops.i18n import reply_language
 from chops.pipeline.prompting import clip, fragment, section
-from chops.records import Solution, TurnRecord
 from chops.pipeline.trace import Trace
+from chops.records import Solution, TurnRecord
 
 LANGUAGE_NAMES = {"zh": "Chinese (简体中文)"}  # languages other than English that answers are asked in
 HISTORY_TURNS = 3  # earlier turns shown to the executor; enough to finish a request it asked about
@@ -26,6 +26,7 @@ class Step:
     args: dict[str, Any]  # after grounding
     dropped: list[str] = field(default_factory=list)
     writes: bool = False
+    description: str = ""  # the registry's one line on what the operation does (the verifier shows it)
     result: Any | None = None  # apis OperationResult: this step of the plan's dry run, or the real read
 
     @property

@@ -47,18 +47,16 @@ def solution_of(text: str, cand: Candidate, passed: bool, result: TurnResult) ->
     return Solution(request=text, route="system", operation=cand.operation)
 
 
-def _writes(operation: str | None) -> bool:
-    from apis.registry import OPERATIONS
-
-    op = OPERATIONS.get(operation or "")
-    return bool(op and op.writes)
+def _writes(sol: Solution) -> bool:
+    # A committed write is remembered with its arguments (``{}`` for none), a read with its operation only.
+    return sol.args is not None
 
 
 def _decision(sol: Solution, prompt: str) -> str | None:
     """The classifier label ``sol`` stands for in ``prompt`` (None: not a demonstration there)."""
     if prompt == "level1":
         return "own_fact" if sol.route == "basic_info" else "something_else"
-    system = "do_operation" if _writes(sol.operation) else "look_up_people"
+    system = "do_operation" if _writes(sol) else "look_up_people"
     labels = {"guide": "answer_from_guide", "system": system}
     if prompt == "onelevel":
         labels["basic_info"] = "own_fact"

@@ -8,9 +8,11 @@ together as one dry-run plan, reads normally.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from chops.domain.operations import Operation
+from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
@@ -25,14 +27,14 @@ from chops.pipeline.targets import others_named, refusal
 class Executor:
     """Carries out a route for a turn; never commits (the agent does, after verification)."""
 
-    def __init__(self, llm: LLM, api: Any, retriever: Retriever, operations: dict[str, Any],
+    def __init__(self, llm: LLM, api: SystemApi, retriever: Retriever, operations: Mapping[str, Operation],
                  operations_text: str) -> None:
         self.llm = llm
         self.api = api
         self.retriever = retriever
         self.operations = operations
         self.operations_text = operations_text
-        self.names = tuple(operations)
+        self.choices = tuple(operations.values())  # what the plan schema lets the model call
 
     def run(self, route: str, ctx: TurnContext) -> Candidate:
         """The candidate for ``route`` at the current iteration."""
@@ -71,7 +73,7 @@ class Executor:
         msgs = messages("pipeline_execute_system", static={"operations": self.operations_text},
                         history=ctx.history_section(), feedback=ctx.feedback_section(), request=ctx.text,
                         demonstrations=demonstrations_section(ctx.demonstrations, "system"))
-        schema = plan_schema(self.names)
+        schema = plan_schema(self.choices)
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
             "executor", msgs, schema, ledger=lg), route="system")
         return self.run_plan(ctx, [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls], step)
@@ -83,7 +85,7 @@ class Executor:
                         history=ctx.history_section(), feedback=ctx.feedback_section(),
                         profile=ctx.profile_text(), chunks=rendered, request=ctx.text,
                         demonstrations=demonstrations_section(ctx.demonstrations, "only"))
-        schema = proposal_schema(self.names, with_answer=True)
+        schema = proposal_schema(self.choices, with_answer=True)
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
             "executor", msgs, schema, ledger=lg), route=None)
         call = out.call
@@ -106,8 +108,9 @@ class Executor:
             args, dropped = ground_args(proposed, ctx.user_texts)
             if any((s.operation, s.args) == (name, args) for s in steps):
                 continue  # the same call twice is one change
+            op = self.operations[name]
             steps.append(Step(operation=name, proposed_args=proposed, args=args, dropped=dropped,
-                              writes=bool(self.operations[name].writes)))
+                              writes=bool(op.writes), description=op.description))
         writes = [s for s in steps if s.writes]
         others: list[str] = []
         for s in writes:

@@ -19,17 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from apis.registry import OPERATIONS
+from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome, combined_outcome
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.replies import (
-    not_done_reply,
-    nothing_changed_reply,
-    operation_reply,
-    other_person_reply,
-    queued_reply,
-    read_reply,
-)
+from chops.pipeline.replies import (not_done_reply, nothing_changed_reply, operation_reply, other_person_reply,
+                                    queued_reply, read_reply)
 from chops.records import PARTIAL
 
 
@@ -59,15 +53,15 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
               turn_key: str, conversation_id: str | None, verified_by: str, lang: str) -> Carried:
     """Commit, queue or report ``cand`` (see the module docstring). ``verified_by`` names why an
     unverified plan is queued (``chooser`` or ``unverified``), for the trace."""
-    trace, alone = ctx.trace, len(cand.steps) == 1
-    reads = [read_reply(OPERATIONS[s.operation], s.result, s.args, lang) for s in cand.steps if not s.writes]
+    trace, alone, operations = ctx.trace, len(cand.steps) == 1, api.operations
+    reads = [read_reply(operations[s.operation], s.result, s.args, lang) for s in cand.steps if not s.writes]
     writes = [s for s in cand.steps if s.writes]
     doable = [s for s in writes if s.result.outcome.succeeded]
     undone = [s for s in writes if not s.result.outcome.succeeded]
     finals = {id(s): s.result for s in cand.steps}  # each step's latest result (the commit's, once run)
 
     def done(reply_lines: list[str], outcome: Any, **fields: Any) -> Carried:
-        lines = reads + reply_lines + [_undone_line(s, alone, lang) for s in undone]
+        lines = reads + reply_lines + [_undone_line(operations[s.operation], s, alone, lang) for s in undone]
         steps = [{"operation": s.operation, "args": s.args, "outcome": str(finals[id(s)].outcome)} for s in cand.steps]
         return Carried(reply="\n".join(lines), outcome=str(outcome) if outcome is not None else None,
                        steps=steps, **fields)
@@ -79,7 +73,7 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
                               for s in cand.steps])
     if not writes or not doable:  # only reads, or nothing that can be done: report what came back
         return done([], _outcome([s.result for s in cand.steps], undone=False))
-    pairs = [(OPERATIONS[s.operation], s.args) for s in doable]
+    pairs = [(operations[s.operation], s.args) for s in doable]
     changes = any(s.result.outcome == Outcome.OK for s in doable)
     if changes and (not passed or any(approvals.needs_approval(s.operation) for s in doable)):
         dry = cand.plan if not undone else api.call_plan(ctx.nickname, _calls(doable), dry_run=True)
@@ -119,8 +113,7 @@ def _calls(steps: list[Step]) -> list[tuple[str, dict[str, Any]]]:
     return [(s.operation, s.args) for s in steps]
 
 
-def _undone_line(step: Step, alone: bool, lang: str) -> str:
-    op = OPERATIONS[step.operation]
+def _undone_line(op: Operation, step: Step, alone: bool, lang: str) -> str:
     # A single refused operation keeps its own reply; in a plan the line names the part not done.
     return (operation_reply if alone else not_done_reply)(op, step.result, step.args, lang)
 

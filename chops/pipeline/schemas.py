@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from chops.domain.operations import MAX_PLAN_STEPS, Operation
+
 # --- classifier -------------------------------------------------------------------------
 
 
@@ -123,11 +125,9 @@ class AnswerDirectly(BaseModel):
     answer: str
 
 
-def _union(names: tuple[str, ...], with_answer: bool = False) -> Any:
-    """One call of any operation in ``names``: a union discriminated by the operation name."""
-    from apis.registry import OPERATIONS
-
-    branches: list[type[BaseModel]] = [_call_model(OPERATIONS[n]) for n in names]
+def _union(operations: tuple[Operation, ...], with_answer: bool = False) -> Any:
+    """One call of any of ``operations``: a union discriminated by the operation name."""
+    branches: list[type[BaseModel]] = [_call_model(op) for op in operations]
     if with_answer:
         branches.append(AnswerDirectly)
     return branches[0] if len(branches) == 1 else Annotated[Union[tuple(branches)],  # noqa: UP007
@@ -135,22 +135,20 @@ def _union(names: tuple[str, ...], with_answer: bool = False) -> Any:
 
 
 @lru_cache(maxsize=8)
-def proposal_schema(names: tuple[str, ...], with_answer: bool = False) -> type[BaseModel]:
-    """``{"call": {"operation": <one of names>, "args": {...that operation's args...}}}``.
+def proposal_schema(operations: tuple[Operation, ...], with_answer: bool = False) -> type[BaseModel]:
+    """``{"call": {"operation": <one of their names>, "args": {...that operation's args...}}}``.
 
     ``with_answer`` adds the ``AnswerDirectly`` branch (executor-only architecture).
     Cached per operation set so the JSON schema (and llama.cpp's grammar) is built once.
     """
     return create_model("OperationCall" if not with_answer else "AnswerOrOperation",
-                        call=(_union(names, with_answer), ...))
+                        call=(_union(operations, with_answer), ...))
 
 
 @lru_cache(maxsize=8)
-def plan_schema(names: tuple[str, ...]) -> type[BaseModel]:
+def plan_schema(operations: tuple[Operation, ...]) -> type[BaseModel]:
     """``{"calls": [<call>, ...]}``: the system executor's ordered plan of 1 to ``MAX_PLAN_STEPS``
     operation calls. One call costs two tokens more than ``proposal_schema`` (the brackets); the
     grammar enforces the bounds (``minItems``/``maxItems``)."""
-    from apis.service import MAX_PLAN_STEPS
-
-    calls = Annotated[list[_union(names)], Field(min_length=1, max_length=MAX_PLAN_STEPS)]  # type: ignore[misc]
+    calls = Annotated[list[_union(operations)], Field(min_length=1, max_length=MAX_PLAN_STEPS)]  # type: ignore[misc]
     return create_model("OperationPlan", calls=(calls, ...))

@@ -20,7 +20,7 @@ real name, and a write whose request names one that no argument value accounts f
 * Efficiency: the member table can be large (CPHOS has 900 rows; a real deployment more), so it is
   never scanned. The request is cut into the strings that could be a name — runs of one to four
   Latin words, CJK substrings of two to four characters, whitespace-separated tokens — and one
-  indexed ``IN`` lookup per column (``Api.members_named``) returns the few members they name.
+  indexed ``IN`` lookup per column (the pack's ``people_named``) returns the few members they name.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from chops.domain.outcomes import OperationResult, Outcome
+from chops.domain.system import SystemApi
 from chops.pipeline.context import TurnContext
 from chops.pipeline.grounding import CJK, LATIN, TRIM, numbers_in, token_spans
 
@@ -81,14 +82,13 @@ def request_texts(ctx: TurnContext, args: dict[str, Any]) -> list[str]:
     return texts
 
 
-def others_named(api: Any, ctx: TurnContext, args: dict[str, Any]) -> list[str]:
+def others_named(api: SystemApi, ctx: TurnContext, args: dict[str, Any]) -> list[str]:
     """The other members the request names as the target of a write with (grounded) ``args``, as
     the user wrote them, in order of appearance; ``[]`` when the write may run."""
     texts = request_texts(ctx, args)
-    own = {ctx.profile.nickname, ctx.profile.user_name} - {""}
-    names = {name for row in api.members_named(set().union(*map(name_candidates, texts)))
-             if row["id"] != ctx.profile.user_id for name in (row["nickname"], row["user_name"])
-             if name and name not in own}
+    own = set(ctx.profile.names) - {""}
+    names = {name for person, person_names in api.people_named(set().union(*map(name_candidates, texts)))
+             if person != ctx.profile.user_id for name in person_names if name and name not in own}
     if not names:
         return []
     values = [str(v) for v in args.values() if v is not None and not isinstance(v, bool)]

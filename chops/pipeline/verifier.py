@@ -52,10 +52,8 @@ def _answer_evidence(ctx: TurnContext, cand: Candidate) -> str:
 
 
 def _step_evidence(step: Step) -> str:
-    from apis.registry import OPERATIONS
-
     res = step.result
-    description = OPERATIONS[step.operation].description
+    description = step.description
     if res.outcome != Outcome.OK:
         # A refusal or a no-op is the platform's verdict, not the executor's: shown it, the 1.5B
         # verifier scored correct refusals 1-3 (24 of 32 refusal rows failed at iteration 1) and an

@@ -41,15 +41,16 @@ def _token_secret(settings: Settings) -> str:
     return secrets.token_hex(32)
 
 
-def create_app(settings: Settings | None = None, *, llm=None, engine=None, index=BUILD) -> Flask:
-    """Build the app. ``settings`` default to the environment; ``llm``, ``engine`` and ``index`` are
-    built from the settings unless given (pass ``index=None`` to run without guide retrieval). The built
-    index is the guide library in the data directory, which staff change through ``/v1/staff/guides``."""
-    from apis.service import Api
+def create_app(settings: Settings | None = None, *, llm=None, engine=None, index=BUILD, pack=None) -> Flask:
+    """Build the app. ``settings`` default to the environment; ``llm``, ``engine``, ``index`` and the domain
+    ``pack`` are built from the settings unless given (pass ``index=None`` to run without guide retrieval).
+    The built index is the guide library in the data directory, which staff change through
+    ``/v1/staff/guides``."""
     from chops.admission import Admission
     from chops.conversation import ConversationService
     from chops.db import make_engine
     from chops.desk import Desk, EventHub, Presence
+    from chops.domain.pack import load_pack
     from chops.memory import build_memory
     from chops.pipeline import Agent
     from chops.retrieval import GuideLibrary
@@ -66,13 +67,14 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
         llm = build_llm(settings)
     if index is BUILD:
         index = GuideLibrary.for_service(settings)
-    api = Api(engine)
+    pack = pack or load_pack(settings.domain)
+    api = pack.api(engine)
     store = ConversationStore(engine, api=api)
     secret = _token_secret(settings)
     # The console lists and deletes remembered solutions whether or not the agent uses them now.
     memory = build_memory(settings, engine, index)
     agent = Agent(api, llm, settings, index, approvals=store, memory=memory if settings.memory_enabled else None,
-                  router=router_for(settings, index))
+                  router=router_for(settings, pack, index))
     hub = EventHub(engine, settings.event_poll_s)
     desk, presence = Desk(engine, on_event=hub.notify), Presence(engine, settings.staff_presence_s)
     svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api, agent=agent, store=store,

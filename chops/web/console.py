@@ -187,7 +187,6 @@ def _decide(approval_id: int, approve: bool):
 def notify_user(approval) -> None:
     """Append the staff decision to the user's conversation as a reply-only turn (empty user text),
     so the user sees it in the widget and the pipeline sees it in the history."""
-    from apis.registry import OPERATIONS
     from chops.domain.outcomes import PlanResult
     from chops.i18n import reply_language
     from chops.pipeline import TurnResult
@@ -198,7 +197,7 @@ def notify_user(approval) -> None:
     result = approval.result or {}
     # In the language the user wrote in (the newest of their messages that shows one).
     lang = reply_language(t.user_text for t in reversed(services().store.history(approval.conversation_id)))
-    steps = [(OPERATIONS[s.operation], s.args) for s in approval.steps]
+    steps = [(services().api.operations[s.operation], s.args) for s in approval.steps]
     text = staff_decision_reply(steps, approval.status, PlanResult.model_validate(result) if result else None,
                                 approval.note, lang)
     services().store.append_turn(approval.conversation_id, "", TurnResult(
@@ -270,10 +269,8 @@ def audit():
 @bp.route("/policies", methods=["GET", "POST"])
 def policies():
     """Per-operation "always needs staff approval" switches (write operations only)."""
-    from apis.registry import OPERATIONS
-
     store = services().store
-    writes = [op for op in OPERATIONS.values() if op.writes]
+    writes = [op for op in services().api.operations.values() if op.writes]
     if request.method == "POST":
         wanted = set(request.form.getlist("always"))
         for op in writes:

@@ -23,7 +23,7 @@ from typing import Any
 
 from flask import abort, render_template, request
 
-from apis.registry import OPERATIONS, Operation
+from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome
 from chops.web.console import bp, current_staff
 from chops.web.services import services
@@ -56,7 +56,7 @@ def args_from_form(op: Operation, form: Any) -> dict[str, Any]:
 
 
 def _operation_or_404(name: str) -> Operation:
-    op = OPERATIONS.get(name)
+    op = services().api.operations.get(name)
     if op is None:
         abort(404, f"no operation {name!r}")
     return op
@@ -66,7 +66,7 @@ def _operation_or_404(name: str) -> Operation:
 def operations():
     """The operations staff can carry out for a user (``?user=`` is carried to the form)."""
     policies = services().store.get_policies()
-    return render_template("console/operations.html", operations=list(OPERATIONS.values()), policies=policies,
+    return render_template("console/operations.html", operations=list(services().api.operations.values()), policies=policies,
                            user=request.args.get("user", "")[:64])
 
 

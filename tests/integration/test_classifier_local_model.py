@@ -10,8 +10,9 @@ from collections import Counter
 
 import pytest
 
-from apis.registry import operation_lines
+from apis.registry import OPERATIONS
 from bench.classify import MANNERS
+from chops.domain.operations import operation_lines
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import TurnContext
 from chops.pipeline.retrieval import Retriever
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.local_model
 def routes(local_llm, tmp_path_factory):
     settings = get_settings()
     router = build_router(tmp_path_factory.mktemp("data"), settings.router_examples, make_embedder(settings))
-    classifier = Classifier(local_llm, Retriever(None, settings), "\n".join(operation_lines()), router=router)
+    classifier = Classifier(local_llm, Retriever(None, settings), "\n".join(operation_lines(OPERATIONS)), router=router)
     out = []
     for case in json.loads(MANNERS.read_text("utf-8"))["cases"]:
         trace = Trace()

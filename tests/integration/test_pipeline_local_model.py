@@ -38,7 +38,7 @@ def test_a_guide_question_is_answered_from_the_demo_guides_with_a_citation(setup
 
 def test_a_write_is_carried_out_for_the_demo_leader(setup):
     agent, engine = setup
-    store = ConversationStore(engine)
+    store = ConversationStore(engine, api=Api(engine))
     cid = store.create("demo_leader", "cli")
     res = agent.handle("demo_leader", "Please change my upload limit to 40.", turn_key=store.turn_key(cid),
                        conversation_id=cid)

@@ -6,23 +6,15 @@ from __future__ import annotations
 
 import pytest
 
+from apis.service import Api
 from chops.conversation import ConversationService
 from chops.db import make_engine
 from chops.llm import LLMError, ScriptedLLM
 from chops.settings import get_settings
 from chops.store import ConversationStore
 from chops.web.app import create_app
-from tests.unit.pipeline_support import (
-    audit_rows,
-    call,
-    db_snapshot,
-    demo_engine,
-    make_agent,
-    member,
-    plan,
-    to_system,
-    verdict,
-)
+from tests.unit.pipeline_support import (audit_rows, call, db_snapshot, demo_engine, make_agent, member, plan,
+                                         to_system, verdict)
 from tests.unit.web_support import SECRET, user_token
 
 pytestmark = pytest.mark.mariadb
@@ -36,7 +28,7 @@ def engine(mariadb_url):
 
 
 def test_verified_write_commits_once_and_the_turn_is_stored(engine):
-    store = ConversationStore(engine)
+    store = ConversationStore(engine, api=Api(engine))
     cid = store.create("demo_leader", "cli")
     agent, llm = make_agent(engine)
     for _ in range(2):  # the same turn twice: the second is a replay
@@ -65,7 +57,7 @@ def test_rejected_write_is_queued_and_the_database_is_untouched(engine):
     assert res.queued and not res.committed
     after = db_snapshot(engine)
     assert after["members"] == before["members"] and after["audits"] == 0 and after["approvals"] == 1
-    store = ConversationStore(engine)
+    store = ConversationStore(engine, api=Api(engine))
     assert store.decide_approval(res.approval_id, True, "staff").result["outcome"] == "ok"
     assert member(engine, "demo_leader")["type"] == 2
 
@@ -126,7 +118,7 @@ def test_a_plan_commits_atomically_partly_and_through_one_approval_on_mariadb(en
                                   ("ChangeAllTypesSchool", {"SchoolName": "Lakeside Academy"})))
     queued = queuing.handle("demo_vice", "upload limit 70, and move me to Lakeside Academy", turn_key="m:3")
     assert queued.queued and member(engine, "demo_vice")["limit"] == 10
-    decided = ConversationStore(engine).decide_approval(queued.approval_id, True, "staff")
+    decided = ConversationStore(engine, api=Api(engine)).decide_approval(queued.approval_id, True, "staff")
     assert decided.status == "approved" and len(decided.steps) == 2
     vice = member(engine, "demo_vice")
     assert (vice["limit"], vice["school_id"]) == (70, 2)

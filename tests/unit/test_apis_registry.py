@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import json
 
-from apis.registry import OPERATIONS, operation_lines
+from apis.registry import OPERATIONS
+from chops.domain.operations import operation_lines
 from chops.domain.outcomes import Change, Outcome
 
 CPHOS_ARG_NAMES = {"SubjectIndex", "Name", "ViewProblem", "TeamLeaderName", "Limit", "SchoolName", "AreaName",
@@ -53,7 +54,7 @@ def test_json_schema_uses_cphos_names_and_forbids_extra_keys():
 
 
 def test_operation_lines():
-    lines = operation_lines()
+    lines = operation_lines(OPERATIONS)
     assert len(lines) == 10
     assert "ChangeAllTypesMarkingSubject(SubjectIndex: int) — " in lines[0]
     assert any(line.startswith("MakeAllTypesToBeArbiter() — ") for line in lines)

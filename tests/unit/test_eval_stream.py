@@ -72,7 +72,7 @@ def test_the_memory_fills_in_case_order_and_the_summary_counts_tiers_and_demonst
     recs = run(dataset, out, stream_config())
     assert [r["text"] for r in recs] == TEXTS and all(r["passed"] for r in recs)
     assert recs[0]["demonstrations"] == 0 and all(r["demonstrations"] >= 1 for r in recs[1:])
-    memory = SolutionMemory(__import__("apis.db", fromlist=["make_engine"]).make_engine(
+    memory = SolutionMemory(__import__("chops.db", fromlist=["make_engine"]).make_engine(
         f"sqlite:///{out / 'work' / 'memory.db'}"), WordsEmbedder())
     assert [s.request for s in reversed(memory.entries())] == TEXTS  # remembered as the stream went
     assert [r["remembered"] for r in recs] == [s.id for s in reversed(memory.entries())]

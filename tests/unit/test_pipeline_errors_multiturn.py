@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from apis.service import Api
 from chops.llm import LLMError
 from chops.pipeline import TurnRecord
 from chops.store import ConversationStore
-from tests.unit.pipeline_support import (call, db_snapshot, demo_engine, make_agent, member, prompt_text,
-                                         to_system, verdict)
+from tests.unit.pipeline_support import (call, db_snapshot, demo_engine, make_agent, member, prompt_text, to_system,
+                                         verdict)
 
 
 @pytest.fixture
@@ -67,7 +68,7 @@ def test_a_nickname_argument_cannot_be_smuggled_into_an_operation(engine):
 
 
 def test_a_missing_argument_is_completed_in_the_next_turn(engine):
-    store = ConversationStore(engine)
+    store = ConversationStore(engine, api=Api(engine))
     cid = store.create("demo_leader", "cli")
     agent, llm = make_agent(engine)
 

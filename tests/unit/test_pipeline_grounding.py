@@ -39,7 +39,7 @@ def test_grounding_searches_every_user_message_of_the_conversation():
 
 
 def test_proposal_schema_allows_only_registry_operations_and_their_own_arguments():
-    schema = proposal_schema(tuple(OPERATIONS))
+    schema = proposal_schema(tuple(OPERATIONS.values()))
     ok = schema.model_validate({"call": {"operation": "ChangeAllTypesUploadLimit", "args": {"Limit": None}}})
     assert ok.call.args.model_dump(by_alias=True) == {"Limit": None}
     noargs = schema.model_validate({"call": {"operation": "MakeAllTypesToBeArbiter", "args": {}}})
@@ -58,7 +58,7 @@ def test_proposal_schema_allows_only_registry_operations_and_their_own_arguments
 
 
 def test_executor_only_schema_has_the_answer_branch():
-    schema = proposal_schema(tuple(OPERATIONS), with_answer=True)
+    schema = proposal_schema(tuple(OPERATIONS.values()), with_answer=True)
     out = schema.model_validate({"call": {"operation": "AnswerDirectly", "answer": "Hello"}})
     assert out.call.answer == "Hello"
 

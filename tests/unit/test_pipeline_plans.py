@@ -8,6 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from apis import tables as t
+from apis.service import Api
 from chops.pipeline import idempotency_key
 from chops.pipeline.events import Commit, Execute, Reply, events_of
 from chops.store import ConversationStore, StoreError
@@ -136,7 +137,7 @@ def test_the_same_turn_retried_writes_once(engine):
 def test_an_unverified_plan_is_queued_as_one_approval_and_approving_commits_it_atomically(engine, text):
     agent, llm = make_agent(engine, max_iterations=1)
     script(llm, (LIMIT, {"Limit": 40}), (SUBJECT, {"SubjectIndex": 3}), score=3)
-    store = ConversationStore(engine)
+    store = ConversationStore(engine, api=Api(engine))
     cid = store.create("demo_leader", "cli")
     before = db_snapshot(engine)
     res = agent.handle("demo_leader", text, turn_key=f"{cid}:1", conversation_id=cid)
@@ -162,7 +163,7 @@ def test_an_approval_whose_later_step_is_refused_commits_nothing(engine):
     agent, llm = make_agent(engine, architecture="ce_1level")  # no verifier: every write is queued
     llm.enqueue("classifier", {"route": "do_operation"})
     llm.enqueue("executor", plan((LIMIT, {"Limit": 40}), (SCHOOL, {"SchoolName": "Lakeside Academy"})))
-    store = ConversationStore(engine)
+    store = ConversationStore(engine, api=Api(engine))
     res = agent.handle("demo_leader", "limit 40 and move me to Lakeside Academy", turn_key="c:1")
     assert res.queued and res.trace["steps"][-1]["reason"] == "unverified"
     with engine.begin() as conn:  # before staff decide, the school is removed
@@ -174,7 +175,7 @@ def test_an_approval_whose_later_step_is_refused_commits_nothing(engine):
 
 def test_an_operation_under_an_approval_policy_sends_the_whole_plan_to_staff(engine):
     agent, llm = make_agent(engine)
-    ConversationStore(engine).set_policy(SCHOOL, True)
+    ConversationStore(engine, api=Api(engine)).set_policy(SCHOOL, True)
     script(llm, (LIMIT, {"Limit": 40}), (SCHOOL, {"SchoolName": "Lakeside Academy"}))
     res = agent.handle("demo_leader", "Set my upload limit to 40 and move me to Lakeside Academy", turn_key="c:1")
     assert res.queued and not res.committed and member(engine, "demo_leader")["limit"] == 20

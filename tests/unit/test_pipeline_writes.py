@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from apis.service import Api
 from chops.pipeline import idempotency_key, threshold
 from chops.settings import get_settings
 from chops.store import ConversationStore
-from tests.unit.pipeline_support import (audit_rows, call, db_snapshot, demo_engine, make_agent, member,
-                                         prompt_text, to_system, verdict)
+from tests.unit.pipeline_support import (audit_rows, call, db_snapshot, demo_engine, make_agent, member, prompt_text,
+                                         to_system, verdict)
 
 
 @pytest.fixture
@@ -100,7 +101,7 @@ def test_failed_verification_leaves_the_database_untouched_and_the_chooser_queue
         llm.enqueue("verifier", verdict(score, "unsure the user wants this"))
     llm.enqueue("chooser", {"attempt": 2})
     before = db_snapshot(engine)
-    store = ConversationStore(engine)
+    store = ConversationStore(engine, api=Api(engine))
     cid = store.create("demo_leader", "cli")
     res = agent.handle("demo_leader", "Set my upload limit to 40", turn_key=f"{cid}:1", conversation_id=cid)
     assert res.iterations == 5 and res.queued and not res.committed
@@ -219,7 +220,7 @@ def test_a_message_claiming_to_be_someone_else_changes_no_account(engine):
 
 
 def test_operation_policy_queues_a_verified_write_for_approval(engine):
-    store = ConversationStore(engine)
+    store = ConversationStore(engine, api=Api(engine))
     store.set_policy("ChangeAllTypesUploadLimit", True)
     agent, llm = make_agent(engine)
     to_system(llm)

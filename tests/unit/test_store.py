@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from apis.service import Api
 from chops.pipeline import TurnResult
 from chops.store import ConversationStore, StoreError
 from tests.unit.pipeline_support import audit_rows, demo_engine, member
@@ -11,7 +12,7 @@ from tests.unit.pipeline_support import audit_rows, demo_engine, member
 
 @pytest.fixture
 def store(sqlite_url):
-    return ConversationStore(demo_engine(sqlite_url))
+    return ConversationStore(eng := demo_engine(sqlite_url), api=Api(eng))
 
 
 def result(reply="ok", **kw) -> TurnResult:

@@ -214,7 +214,7 @@ def test_an_approved_write_that_cannot_be_carried_out_is_failed_and_the_user_is_
                                    message="the limit was changed meanwhile")
             return PlanResult(**step.model_dump(), steps=[step])
 
-    monkeypatch.setattr(client.application.extensions["chops"].store, "_api", Refusing())
+    monkeypatch.setattr(client.application.extensions["chops"].store, "api", Refusing())
     page = client.post(f"/console/approvals/{approval_id}/approve", data={"csrf": token}, follow_redirects=True)
     assert f"approval #{approval_id} failed" in page.get_data(as_text=True)
     with engine.connect() as conn:

@@ -11,14 +11,8 @@ from chops.db import make_engine
 from chops.llm import ScriptedLLM, build_llm
 from chops.settings import get_settings
 from chops.web.app import create_app
-from tests.unit.web_support import (
-    SECRET,
-    make_app,
-    script_passed_write,
-    script_profile_answer,
-    script_queued_write,
-    start,
-)
+from tests.unit.web_support import (SECRET, make_app, script_passed_write, script_profile_answer,
+                                    script_queued_write, start)
 
 
 @pytest.fixture

@@ -1,0 +1,44 @@
+"""The CPHOS domain pack: the olympiad marking platform's system as the agent sees it (registered in
+``pyproject.toml`` under the ``chops.domains`` entry-point group as ``cphos``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from apis import tables as t
+from apis.db import init_schema
+from apis.loaders import load_cphos, seed_demo
+from apis.service import Api
+
+
+class CphosPack:
+    """CPHOS: members (team leaders, vice team leaders, arbiters, admins), schools, exams, marking."""
+
+    name = "cphos"
+    router_examples = Path(__file__).with_name("router_examples.jsonl")
+
+    def api(self, engine: sa.Engine) -> Api:
+        """The CPHOS ``Api`` (ten typed operations) over ``engine``."""
+        return Api(engine)
+
+    def create_schema(self, engine: sa.Engine) -> None:
+        """The ``cmf_tp_*`` tables and the agent's ``chops_*`` tables (``db/schema.sql`` on MySQL)."""
+        init_schema(engine)
+
+    def has_users(self, engine: sa.Engine) -> bool:
+        """True when ``cmf_tp_member`` holds a row."""
+        with engine.connect() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(t.member)).scalar() > 0
+
+    def seed_demo(self, engine: sa.Engine) -> dict[str, int]:
+        """Our demo members (``demo_leader``, ``demo_admin``, ...) in place of the ``cmf_tp_*`` rows."""
+        return seed_demo(engine)
+
+    def load(self, engine: sa.Engine, directory: Path, *, progress: bool = False) -> dict[str, int]:
+        """The CPHOS-dataset dump (its ``database`` folder) in place of the ``cmf_tp_*`` rows."""
+        return load_cphos(engine, directory, progress=progress)
+
+
+pack = CphosPack()

@@ -1,0 +1,44 @@
+"""The typed operations a domain pack offers the agent: one ``Operation`` per call, in one registry (a
+mapping by name), and the one-line-per-operation text the prompts show."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
+MAX_PLAN_STEPS = 3  # a message asks for a few changes at most; the executor's schema has the same bound
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One callable operation of a domain pack: its name, a one-line description for the models, typed
+    arguments (a pydantic model whose field aliases are the argument names), whether it writes, whether only
+    an admin may call it, and the function that runs it: ``run(uow, actor, args) -> (message, data)``,
+    raising a ``DomainError`` to refuse."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    writes: bool
+    admin_only: bool
+    run: Callable[..., Any]
+
+    def arg_signature(self) -> str:
+        """``Arg: type, ...`` with the argument names."""
+        parts = []
+        for field in self.args_model.model_fields.values():
+            kind = getattr(field.annotation, "__name__", str(field.annotation))
+            parts.append(f"{field.alias}: {kind}")
+        return ", ".join(parts)
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (by their names)."""
+        return self.args_model.model_json_schema(by_alias=True)
+
+
+def operation_lines(operations: Mapping[str, Operation]) -> list[str]:
+    """One line per operation for prompts: ``Name(Arg: type, ...) — description``."""
+    return [f"{op.name}({op.arg_signature()}) — {op.description}" for op in operations.values()]

@@ -1,0 +1,59 @@
+"""A domain pack: one business's system, as the agent sees it. Found through the ``chops.domains`` entry-point
+group (how Python plug-ins are found everywhere) and chosen with ``CHOPS_DOMAIN`` (default ``cphos``), so a
+company brings its own system as a package of its own, not as an edit of the agent.
+
+What a pack provides, behind this Protocol: the ``SystemApi`` over its database (its typed operations, the
+signed-in user's profile, the people a message may name), its schema, its demo data and its loader, and
+the labelled example messages the router is trained on.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Protocol
+
+import sqlalchemy as sa
+
+from chops.domain.system import SystemApi
+
+GROUP = "chops.domains"
+
+
+class DomainPack(Protocol):
+    """One business's system."""
+
+    name: str
+    router_examples: Path  # JSONL of {"text", "route"}: made-up messages of every route (``chops.router``)
+
+    def api(self, engine: sa.Engine) -> SystemApi:
+        """The system's API over ``engine`` (the acting user is always passed in by the caller)."""
+
+    def create_schema(self, engine: sa.Engine) -> None:
+        """Create the pack's tables and the agent's own that do not exist yet (idempotent)."""
+
+    def has_users(self, engine: sa.Engine) -> bool:
+        """True when the system holds any user (demo data is only ever seeded into an empty system)."""
+
+    def seed_demo(self, engine: sa.Engine) -> dict[str, int]:
+        """Replace the system's rows with the pack's small demo data set; rows per table."""
+
+    def load(self, engine: sa.Engine, directory: Path, *, progress: bool = False) -> dict[str, int]:
+        """Replace the system's rows with a dump in ``directory`` (one transaction); rows per table."""
+
+
+class UnknownDomain(LookupError):
+    """No installed domain pack has that name."""
+
+
+def available_packs() -> list[str]:
+    """The names of the installed domain packs."""
+    return sorted(ep.name for ep in entry_points(group=GROUP))
+
+
+def load_pack(name: str) -> DomainPack:
+    """The installed domain pack called ``name`` (``UnknownDomain`` when there is none)."""
+    found = entry_points(group=GROUP, name=name)
+    if not found:
+        raise UnknownDomain(f"no domain pack {name!r} is installed; installed: {', '.join(available_packs()) or 'none'}")
+    return next(iter(found)).load()
