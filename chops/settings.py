@@ -208,8 +208,8 @@ class Settings(BaseSettings):
     # --- load and abuse ---------------------------------------------------------------
     admission_enabled: bool = Field(default=True, description="turns wait in one FIFO queue in front of the "
                                     "model (chops.admission); off: every turn runs at once, as before")
-    admission_capacity: int = Field(default=2, ge=1, description="turns that run on the model at once "
-                                    "(python -m bench.burst measures the choice)")
+    admission_capacity: int = Field(default=1, ge=1, description="turns that run on the model at once; on two "
+                                    "cores two at once each took 2.2x as long (python -m bench.burst): one")
     admission_max_wait_s: float = Field(default=20.0, gt=0, description="a turn expected to wait longer is "
                                         "refused at once with 429 busy and Retry-After")
     admission_turn_s: float = Field(default=8.0, gt=0, description="one turn's length before any was measured "
