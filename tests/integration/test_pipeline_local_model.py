@@ -49,3 +49,19 @@ def test_a_write_is_carried_out_for_the_demo_leader(setup):
     else:  # the verifier never passed it: then it must be waiting for staff, unwritten
         assert res.queued and member(engine, "demo_leader")["limit"] == 20
         assert store.get_approval(res.approval_id).status == "pending"
+
+
+def test_a_chinese_question_about_ones_own_data_gets_a_chinese_answer(setup):
+    """With the embedding router deciding the route (no classifier call), as the service runs it."""
+    import re
+
+    from apis.pack import pack
+    from chops.router import router_for
+
+    agent, engine = setup
+    settings = agent.settings.model_copy(update={"router_enabled": True})
+    routed = Agent(agent.api, agent.llm, settings, agent.retriever.index, approvals=agent.approvals,
+                   router=router_for(settings, pack, agent.retriever.index))
+    res = routed.handle("demo_leader", "我现在的上传上限是多少？", turn_key="smoke:zh")
+    assert res.route == "basic_info" and res.error is None
+    assert re.search(r"[\u4e00-\u9fff]", res.reply) and "20" in res.reply, res.reply

@@ -146,3 +146,16 @@ def test_the_domain_examples_cover_every_route_in_english_and_chinese():
     assert len({t for t, _ in rows}) == len(rows)  # no duplicates
     manners = {c["text"] for c in json.loads((REPO / "eval" / "cases" / "manners.json").read_text())["cases"]}
     assert not manners & {t for t, _ in rows}  # the evaluation's own messages are never training examples
+
+
+def test_thanks_after_a_finished_change_is_thanks_not_the_change_again(sqlite_url, router):
+    from chops.records import TurnRecord
+    from tests.unit.pipeline_support import db_snapshot
+
+    engine = demo_engine(sqlite_url)
+    agent, llm = make_agent(engine, router=router)
+    done = TurnRecord(user_text="set my limit to 40", reply="Your upload limit is now 40.", route="system",
+                      operation="ChangeAllTypesUploadLimit", args={"Limit": 40}, outcome="ok", committed=True)
+    before = db_snapshot(engine)
+    result = agent.handle("demo_leader", "thanks a lot", history=[done], turn_key="t:2")
+    assert result.route == "thanks" and result.trace["ledger"] == [] and db_snapshot(engine) == before
