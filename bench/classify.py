@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from apis.pack import pack
 from apis.registry import OPERATIONS
 from chops.domain.operations import operation_lines
 from chops.llm import build_llm
@@ -56,7 +57,7 @@ def run(cphos_dir: Path, only: str | None) -> dict:
     settings = get_settings()
     llm = build_llm(settings)
     classifier = Classifier(llm, Retriever(None, settings), "\n".join(operation_lines(OPERATIONS)))
-    router = build_router(settings.data_dir, settings.router_examples, make_embedder(settings))
+    router = build_router(settings.data_dir, settings.router_examples or pack.router_examples, make_embedder(settings))
     tally: dict[str, dict[str, Counter]] = {mode: {} for mode in MODES}
     misses: dict[str, list] = {mode: [] for mode in MODES}
     seconds: dict[str, list[float]] = {mode: [] for mode in MODES}

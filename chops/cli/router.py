@@ -14,17 +14,19 @@ def router() -> None:
 
 @router.command("train")
 @click.option("--examples", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="a JSONL file of {text, route} (default: CHOPS_ROUTER_EXAMPLES, the domain's examples)")
+              help="a JSONL file of {text, route} (default: CHOPS_ROUTER_EXAMPLES, else the domain pack's)")
 @click.option("--force", is_flag=True, help="Train again even when a router for these examples is built.")
-def train(examples: Path | None, force: bool) -> None:
+@click.option("--domain", default=None, metavar="PACK", help="the domain pack (overrides CHOPS_DOMAIN)")
+def train(examples: Path | None, force: bool, domain: str | None) -> None:
     """Train (or find) the router for the examples and the configured embedder; print where it is kept
     and its calibrated threshold."""
+    from chops.cli.db import pack_for
     from chops.retrieval.embedders import make_embedder
     from chops.router import artefact_path, build_router, read_examples
     from chops.settings import get_settings
 
     settings = get_settings()
-    path = examples or settings.router_examples
+    path = examples or settings.router_examples or pack_for(domain).router_examples
     embedder = make_embedder(settings)
     built = build_router(settings.data_dir, path, embedder, rebuild=force)
     pairs = read_examples(path)

@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from apis.pack import pack
 from apis.registry import OPERATIONS
 from bench.classify import MANNERS
 from chops.domain.operations import operation_lines
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.local_model
 @pytest.fixture(scope="module")
 def routes(local_llm, tmp_path_factory):
     settings = get_settings()
-    router = build_router(tmp_path_factory.mktemp("data"), settings.router_examples, make_embedder(settings))
+    router = build_router(tmp_path_factory.mktemp("data"), pack.router_examples, make_embedder(settings))
     classifier = Classifier(local_llm, Retriever(None, settings), "\n".join(operation_lines(OPERATIONS)), router=router)
     out = []
     for case in json.loads(MANNERS.read_text("utf-8"))["cases"]:
