@@ -60,7 +60,9 @@ def test_members_claiming_at_once_exactly_one_wins(mariadb_url):
 
 
 def test_a_stream_on_one_worker_delivers_what_another_wrote_without_loss_or_repeats(mariadb_url):
-    stream_app, llm, engine = make_app(mariadb_url, event_stream_s=2, event_poll_s=0.1)
+    # Twenty user messages in a second to one conversation: the stream is under test, not the message limit.
+    stream_app, llm, engine = make_app(mariadb_url, event_stream_s=2, event_poll_s=0.1,
+                                       rate_limit_conversation="1000 per minute", rate_limit_user="1000 per minute")
     desk_app(stream_app)
     other_worker, _, _ = make_app(mariadb_url)  # its own services and hub, the same database
     staff_client = other_worker.test_client()
