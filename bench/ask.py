@@ -6,11 +6,13 @@ expected; then, with ``--concurrency``, turns per minute and latency with that m
 
     python -m bench.ask [--repeats N] [--only ROUTE] [--architecture ARCH] [--concurrency 1,4,8]
                         [--turns-each N] [--json] [--show-replies] [--vs-executor-tiers local-0.5b,local-1.5b]
+                        [--vs-no-router]
 
 ``--vs-executor-tiers`` times a second setting side by side in the same run: every case runs under
 the configured executor and then under those tiers (the order alternating per repeat, so drift of
 the machine hits both alike), both sharing the same engines; the table gets one block per setting
-and the median of the per-case latency ratios.
+and the median of the per-case latency ratios. ``--vs-no-router`` does the same with the embedding router
+turned off (every route decided by the model classifier, the way before the router).
 
 The requests are our own, written for the demo data set (``apis/demo.py``) and the demo guides.
 Every request runs on a fresh copy of the demo database, so a committed write never changes the
@@ -134,6 +136,8 @@ def run(args: argparse.Namespace) -> dict:
         tiered_llm = build_llm(tiered)  # its engines are the shared ones: only a model not yet up loads
         tiered_llm.load()
         setups.append(("executor " + ",".join(args.vs_executor_tiers), tiered, tiered_llm))
+    if args.vs_no_router:
+        setups.append(("no router", settings.model_copy(update={"router_enabled": False}), llm))
     rows, levels = [], []
     with tempfile.TemporaryDirectory() as tmp:
         from apis.service import Api
@@ -250,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns-each", type=int, default=3, help="requests per conversation at each level")
     parser.add_argument("--vs-executor-tiers", type=lambda v: [x.strip() for x in v.split(",") if x.strip()],
                         default=None, help="also run every case with the executor on these tiers, side by side")
+    parser.add_argument("--vs-no-router", action="store_true",
+                        help="also run every case with the embedding router off (the model decides every route)")
     args = parser.parse_args(argv)
     result = run(args)
     s = result["summary"]
