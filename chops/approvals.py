@@ -57,7 +57,7 @@ class Approval(BaseModel):
 
 class ApprovalStore:
     """Approvals and policies; the host class provides ``engine``, ``_writer`` (the BEGIN IMMEDIATE
-    engine) and ``api`` (an ``apis.service.Api``)."""
+    engine) and ``api`` (the domain's ``SystemApi``)."""
 
     engine: sa.Engine
     _writer: sa.Engine

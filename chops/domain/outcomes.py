@@ -1,6 +1,6 @@
 """Outcomes with stable codes, the row-level diff, the result of one call, and the domain errors.
 
-Operations raise a ``DomainError`` subclass inside; ``apis.service.Api`` translates it into an
+Operations raise a ``DomainError`` subclass inside; the pack's ``SystemApi`` translates it into an
 ``OperationResult`` at the edge (the cosmicpython pattern), so callers never see an exception for a
 domain problem.
 """

@@ -27,7 +27,7 @@ class Step:
     dropped: list[str] = field(default_factory=list)
     writes: bool = False
     description: str = ""  # the registry's one line on what the operation does (the verifier shows it)
-    result: Any | None = None  # apis OperationResult: this step of the plan's dry run, or the real read
+    result: Any | None = None  # an OperationResult: this step of the plan's dry run, or the real read
 
     @property
     def outcome(self) -> str | None:
@@ -45,7 +45,7 @@ class Candidate:
     """One attempt: an answer (basic_info/guide) or a plan of operation calls with their results.
 
     ``operation``, ``args``, ``result``… are the first step's (what a one-call attempt always had);
-    ``plan`` is the dry run of all the write steps together (``apis`` ``PlanResult``)."""
+    ``plan`` is the dry run of all the write steps together (a ``PlanResult``)."""
 
     iteration: int
     route: str
@@ -112,7 +112,7 @@ class TurnContext:
 
     nickname: str
     text: str
-    profile: Any  # apis.profile.Profile
+    profile: Any  # the pack's Profile (chops.domain.system)
     history: list[TurnRecord]
     trace: Trace
     feedback: list[str] = field(default_factory=list)

@@ -2,7 +2,7 @@
 never misreports an outcome.
 
 Every template is a msgid of the message catalogs (``chops.i18n``); this module only chooses one and
-fills it in. The domain (``apis``) speaks English: in English the reply quotes its message, the most
+fills it in. The domain pack speaks English: in English the reply quotes its message, the most
 precise account of what happened. In any other language that message is replaced by the catalog's
 words for the operation and the outcome code, filled with the argument values, so a reply never
 mixes two languages.
