@@ -115,7 +115,8 @@ def run_level(port: int, concurrency: int, messages: int, think_s: float) -> dic
 # The zero-latency model has no capacity to protect and a handful of demo users send every message: the
 # queue's first guess of a turn is its real length, and the per-user limits (made for people) are lifted.
 SERVICE_ONLY_ENV = {"CHOPS_ADMISSION_CAPACITY": "16", "CHOPS_ADMISSION_TURN_S": "0.02",
-                    "CHOPS_RATE_LIMIT_USER": "1000000 per minute", "CHOPS_RATE_LIMIT_CONVERSATION": "1000000 per minute",
+                    "CHOPS_RATE_LIMIT_USER": "1000000 per minute",
+                    "CHOPS_RATE_LIMIT_CONVERSATION": "1000000 per minute",
                     "CHOPS_RATE_LIMIT_GLOBAL": "1000000 per minute", "CHOPS_MAX_OPEN_CONVERSATIONS": "1000000"}
 
 

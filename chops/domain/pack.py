@@ -55,5 +55,6 @@ def load_pack(name: str) -> DomainPack:
     """The installed domain pack called ``name`` (``UnknownDomain`` when there is none)."""
     found = entry_points(group=GROUP, name=name)
     if not found:
-        raise UnknownDomain(f"no domain pack {name!r} is installed; installed: {', '.join(available_packs()) or 'none'}")
+        installed = ", ".join(available_packs()) or "none"
+        raise UnknownDomain(f"no domain pack {name!r} is installed; installed: {installed}")
     return next(iter(found)).load()
