@@ -4,8 +4,9 @@ Three of a turn's five model calls only decided where a message goes (the small-
 level 2). A message's USE embedding (the multilingual encoder the guide index has loaded already)
 decides the same question in milliseconds for the messages it is sure of: a multinomial logistic
 regression over the embeddings, trained from the domain pack's labelled examples
-(``DomainPack.router_examples``: made-up wordings of every route, in English and Chinese). Where it is not sure — its top probability
-under a threshold calibrated on held-apart examples — the model classifier decides, as before.
+(``DomainPack.router_examples``: made-up wordings of every route, in English and Chinese). Where it is
+not sure — its top probability under a threshold calibrated on held-apart examples — the model
+classifier decides, as before.
 
 Calibration: every fourth example of each route is held apart; a model trained on the rest gives the
 held-apart examples' probabilities, and the threshold is the smallest one at which every held-apart
