@@ -52,8 +52,12 @@ class Ticket:
     """A turn's place in the queue."""
 
     id: int
-    admitted: bool = False
-    admitted_at: float | None = None
+    admitted_at: float | None = None  # monotonic clock, once it may run
+
+    @property
+    def admitted(self) -> bool:
+        """True once the ticket may run."""
+        return self.admitted_at is not None
 
 
 class Admission:
@@ -118,7 +122,7 @@ class Admission:
             with self._wake:
                 self._wake.wait(self.poll_s)
         self._set_expiry(ticket, self.turn_budget_s, admitted=True)
-        ticket.admitted, ticket.admitted_at = True, time.monotonic()
+        ticket.admitted_at = time.monotonic()
 
     def leave(self, ticket: Ticket) -> None:
         """Give the place up (the turn ended, however it ended); an admitted turn's length updates the

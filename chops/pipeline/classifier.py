@@ -26,7 +26,7 @@ model, and its static head stays in llama.cpp's prefix cache.
 from __future__ import annotations
 
 from chops.llm import LLM
-from chops.pipeline.context import TurnContext, awaits_value
+from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.prompting import messages
 from chops.pipeline.retrieval import Retriever
@@ -93,7 +93,7 @@ class Classifier:
     def route_by_embedding(self, ctx: TurnContext) -> str | None:
         """The router's route when it may decide and is sure; None when the model must (see the module)."""
         ctx.routed = None
-        if self.router is None or ctx.trace.iteration != 1 or awaits_value(ctx.history):
+        if self.router is None or ctx.trace.iteration != 1 or (ctx.history and asked_for_value(ctx.history[-1])):
             return None
         decision = self.router.decide(ctx.text)
         ctx.trace.step("router", route=decision.route, confidence=decision.confidence, sure=decision.sure,

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from chops.domain.outcomes import Outcome
 from chops.i18n import reply_language
 from chops.pipeline.prompting import clip, fragment, section
 from chops.pipeline.trace import Trace
@@ -100,10 +101,10 @@ class Candidate:
         return f"answer {clip(self.answer or '', 120)!r}"
 
 
-def awaits_value(history: list[TurnRecord]) -> bool:
-    """True when the last turn asked the user for a missing value: the new message most likely answers it
-    ("40", "Lincoln High"), which only the history shows."""
-    return bool(history) and history[-1].outcome == "refused_missing_args"
+def asked_for_value(turn: TurnRecord) -> bool:
+    """True when ``turn`` ended asking the user for a missing value: the next message most likely answers it
+    ("40", "Lincoln High") and belongs to the same request."""
+    return turn.outcome == Outcome.REFUSED_MISSING_ARGS
 
 
 @dataclass

@@ -30,7 +30,7 @@ from typing import Any
 
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.domain.system import SystemApi
-from chops.pipeline.context import TurnContext
+from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.grounding import CJK, LATIN, TRIM, numbers_in, token_spans
 
 MAX_WORDS = 4  # Latin words in one name ("Maria de la Cruz")
@@ -69,7 +69,7 @@ def request_texts(ctx: TurnContext, args: dict[str, Any]) -> list[str]:
     """The user's messages that make up the request a write carries out, newest first."""
     texts = [ctx.text]
     for turn in reversed(ctx.history):
-        if turn.outcome != Outcome.REFUSED_MISSING_ARGS:
+        if not asked_for_value(turn):
             break  # an earlier request was finished (or refused): it is not this one
         texts.append(turn.user_text)
     for value in args.values():

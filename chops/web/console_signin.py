@@ -14,7 +14,7 @@ from flask import g, redirect, render_template, request, session, url_for
 
 from chops.staff_accounts import record_signin_attempt
 from chops.web.console import bp, staff_accounts
-from chops.web.errors import ApiError
+from chops.web.errors import retry_later
 from chops.web.services import services
 
 
@@ -31,7 +31,7 @@ def login():
             svc.metrics.observe_refusal("signin_throttled")
             message = f"too many failed sign-ins; try again in {_minutes(wait)}"
             if request.accept_mimetypes.best == "application/json":
-                raise ApiError(429, "signin_throttled", message, headers={"Retry-After": str(wait)}, retry_after=wait)
+                raise retry_later("signin_throttled", message, wait)
             return render_template("console/login.html", error=message), 429, {"Retry-After": str(wait)}
         account = staff_accounts().authenticate(name, request.form.get("password", ""))
         if account is not None:

@@ -71,6 +71,11 @@ class ApiError(Exception):
         return {"error": {"code": self.code, "message": self.message, **self.extra}}
 
 
+def retry_later(code: str, message: str, seconds: int) -> ApiError:
+    """A ``429`` refusal the client may repeat after ``seconds``: ``Retry-After`` and ``retry_after`` in the body."""
+    return ApiError(429, code, message, headers={"Retry-After": str(seconds)}, retry_after=seconds)
+
+
 def database_unavailable(exc: sa.exc.DBAPIError) -> ApiError | None:
     """The 503 for a database that is down (a lost or refused connection); None for other database
     errors, which are bugs (500). A transaction cut off this way was rolled back by the database."""

@@ -25,7 +25,7 @@ from chops import tables as t
 from chops.i18n import N_, translate
 from chops.settings import Settings
 from chops.store_base import now
-from chops.web.errors import ApiError
+from chops.web.errors import ApiError, retry_later
 
 OPEN_WINDOW = timedelta(hours=1)  # a conversation active this recently (and not closed) counts as open
 
@@ -49,9 +49,9 @@ class RateLimits:
         for item, *ids in self._turn_keys(nickname, conversation_id):
             if not self.window.test(item, *ids):
                 seconds = self._retry_after(item, *ids)
-                raise ApiError(429, "rate_limited", translate(lang, N_(
+                raise retry_later("rate_limited", translate(lang, N_(
                     "You are sending messages faster than they can be answered. Please wait {seconds} s."),
-                    seconds=seconds), headers={"Retry-After": str(seconds)}, retry_after=seconds)
+                    seconds=seconds), seconds)
 
     def count_turn(self, nickname: str, conversation_id: str) -> None:
         """Count one message taken (answered, or held for staff) against every message limit."""
@@ -78,8 +78,7 @@ class RateLimits:
         """Count one staff request by ``who`` (their name, or their address before sign-in)."""
         if not self.window.hit(self.staff_limit, "staff", who):
             seconds = self._retry_after(self.staff_limit, "staff", who)
-            raise ApiError(429, "rate_limited", f"too many staff requests; wait {seconds} s",
-                           headers={"Retry-After": str(seconds)}, retry_after=seconds)
+            raise retry_later("rate_limited", f"too many staff requests; wait {seconds} s", seconds)
 
     def signin_wait(self, account: str, address: str) -> int | None:
         """Seconds until a sign-in for ``account`` from ``address`` may be checked again, or None when it may

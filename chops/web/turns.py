@@ -18,7 +18,7 @@ from chops.i18n import reply_language
 from chops.llm import LLMError
 from chops.pipeline.replies import error_reply
 from chops.web.desk_views import iso
-from chops.web.errors import ApiError, database_unavailable
+from chops.web.errors import ApiError, database_unavailable, retry_later
 from chops.web.services import Services
 
 log = logging.getLogger(__name__)
@@ -70,8 +70,7 @@ def admit(svc: Services, conversation_id: str, text: str) -> Ticket | None:
         return svc.admission.enter(conversation_id)
     except Busy as exc:
         svc.metrics.observe_refusal("busy")
-        raise ApiError(429, "busy", busy_notice(reply_language([text]), exc.retry_after_s),
-                       headers={"Retry-After": str(exc.retry_after_s)}, retry_after=exc.retry_after_s) from None
+        raise retry_later("busy", busy_notice(reply_language([text]), exc.retry_after_s), exc.retry_after_s) from None
 
 
 def run_turn(svc: Services, conversation_id: str, nickname: str, text: str, on_event=None, *,

@@ -148,17 +148,19 @@ class Approvals:
         raise AssertionError("nothing is queued in this business")
 
 
-def library_agent(llm: ScriptedLLM) -> tuple[Agent, LibraryApi]:
+def renewal(title: str, request: str) -> tuple[Any, LibraryApi, ScriptedLLM]:
+    """Reader ada sends ``request``; the scripted model routes it to the system, proposes renewing ``title``
+    and passes it. (The turn's result, the library, the model.)"""
+    llm = ScriptedLLM()
     api = LibraryApi({"ada": {"Dune": 1, "Emma": 2}, "bo": {"Ulysses": 1}})
-    return Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals()), api
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals())
+    to_system(llm)
+    llm.enqueue("executor", call("RenewLoan", Title=title)).enqueue("verifier", verdict(9))
+    return agent.handle("ada", request, turn_key="lib:1"), api, llm
 
 
 def test_a_third_business_runs_through_the_agent_without_the_agent_knowing_it():
-    llm = ScriptedLLM()
-    agent, api = library_agent(llm)
-    to_system(llm)
-    llm.enqueue("executor", call("RenewLoan", Title="Dune")).enqueue("verifier", verdict(9))
-    result = agent.handle("ada", "Please renew Dune for me", turn_key="lib:1")
+    result, api, llm = renewal("Dune", "Please renew Dune for me")
     assert result.route == "system" and result.committed and result.operation == "RenewLoan"
     assert api.state == {"ada": {"Dune": 4, "Emma": 2}, "bo": {"Ulysses": 1}}  # only the sender's loan
     assert "Dune is renewed" in result.reply
@@ -169,20 +171,12 @@ def test_a_third_business_runs_through_the_agent_without_the_agent_knowing_it():
 @pytest.mark.xfail(strict=True, reason="prompts/ still hold CPHOS's vocabulary and made-up examples; moving them "
                                        "into the pack (its texts filled into generic templates) is the next step")
 def test_the_prompts_a_third_business_gets_speak_of_it_alone():
-    llm = ScriptedLLM()
-    agent, _ = library_agent(llm)
-    to_system(llm)
-    llm.enqueue("executor", call("RenewLoan", Title="Dune")).enqueue("verifier", verdict(9))
-    agent.handle("ada", "Please renew Dune for me", turn_key="lib:3")
+    _, _, llm = renewal("Dune", "Please renew Dune for me")
     prompts = " ".join(text for _, messages, _ in llm.calls for _, text in messages)
     assert not any(word in prompts for word in ("exam", "marking", "ChangeAllTypes", "team leader"))
 
 
 def test_a_value_the_reader_never_wrote_is_not_used_in_the_third_business_either():
-    llm = ScriptedLLM()
-    agent, api = library_agent(llm)
-    to_system(llm)
-    llm.enqueue("executor", call("RenewLoan", Title="Emma")).enqueue("verifier", verdict(9))
-    result = agent.handle("ada", "Please renew my book", turn_key="lib:2")
+    result, api, _ = renewal("Emma", "Please renew my book")
     assert not result.committed and api.state["ada"] == {"Dune": 1, "Emma": 2}
     assert result.outcome == "refused_missing_args"  # grounding dropped the title nobody typed
