@@ -40,5 +40,9 @@ class CphosPack:
         """The CPHOS-dataset dump (its ``database`` folder) in place of the ``cmf_tp_*`` rows."""
         return load_cphos(engine, directory, progress=progress)
 
+    def export(self, engine: sa.Engine) -> dict:
+        """Not offered: the CPHOS dump is a set of SQL tables, not one JSON document."""
+        raise NotImplementedError("the cphos pack does not export its state")
+
 
 pack = CphosPack()

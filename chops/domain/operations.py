@@ -17,7 +17,12 @@ class Operation:
     """One callable operation of a domain pack: its name, a one-line description for the models, typed
     arguments (a pydantic model whose field aliases are the argument names), whether it writes, whether only
     an admin may call it, and the function that runs it: ``run(uow, actor, args) -> (message, data)``,
-    raising a ``DomainError`` to refuse."""
+    raising a ``DomainError`` to refuse.
+
+    ``confirm``: a write the agent dry-runs, verifies and then describes to the user, committing it only
+    on their "yes" (``chops.pipeline.pending``). ``observe``: a read whose result the executor reads and
+    then decides the next step from (a look-up before acting); a read without it is itself the answer
+    (its result is the reply)."""
 
     name: str
     description: str
@@ -25,6 +30,8 @@ class Operation:
     writes: bool
     admin_only: bool
     run: Callable[..., Any]
+    confirm: bool = False
+    observe: bool = False
 
     def arg_signature(self) -> str:
         """``Arg: type, ...`` with the argument names."""

@@ -41,6 +41,10 @@ class DomainPack(Protocol):
     def load(self, engine: sa.Engine, directory: Path, *, progress: bool = False) -> dict[str, int]:
         """Replace the system's rows with a dump in ``directory`` (one transaction); rows per table."""
 
+    def export(self, engine: sa.Engine) -> dict:
+        """The system's whole state as the JSON document ``load`` reads (``NotImplementedError`` when the
+        pack cannot export)."""
+
 
 class UnknownDomain(LookupError):
     """No installed domain pack has that name."""
