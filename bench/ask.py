@@ -14,7 +14,7 @@ the machine hits both alike), both sharing the same engines; the table gets one 
 and the median of the per-case latency ratios. ``--vs-no-router`` does the same with the embedding router
 turned off (every route decided by the model classifier, the way before the router).
 
-The requests are our own, written for the demo data set (``apis/demo.py``) and the demo guides.
+The requests are our own, written for the demo data set (``apis/cphos/demo.py``) and the demo guides.
 Every request runs on a fresh copy of the demo database, so a committed write never changes the
 next request's starting point. The guide index comes from the data directory (built if needed).
 The paper's C-E-V with gpt-3.5 spent 30.1k input characters per request; the target is a quarter.
@@ -55,10 +55,10 @@ CASES: list[tuple[str, str, str, str | None, str | None]] = [
 
 def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     """Run one case on a fresh copy of the demo database; the row of figures."""
-    from apis.db import init_schema
-    from apis.loaders import seed_demo
-    from apis.pack import pack
-    from apis.service import Api
+    from apis.cphos.db import init_schema
+    from apis.cphos.loaders import seed_demo
+    from apis.cphos.pack import pack
+    from apis.cphos.service import Api
     from chops.db import make_engine
     from chops.llm import LLMError
     from chops.pipeline import Agent, TurnResult
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> dict:
         setups.append(("no router", settings.model_copy(update={"router_enabled": False}), llm))
     rows, levels = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        from apis.service import Api
+        from apis.cphos.service import Api
         from chops.pipeline import Agent
 
         for _, s, model in setups:  # as the service does before it is ready

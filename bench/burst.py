@@ -54,7 +54,7 @@ class Outcome:
 
 def members(url: str, n: int) -> list[str]:
     """``n`` approved members with a unique nickname, lowest ids first."""
-    from apis import tables as t
+    from apis.cphos import tables as t
 
     m = t.member
     dup = sa.select(m.c.nickname).group_by(m.c.nickname).having(sa.func.count() > 1)
@@ -190,7 +190,7 @@ def report(mode: str, n: int, outs: list[Outcome], lone_s: float, audits: dict[s
 
 def main(argv: list[str] | None = None) -> None:
     """Load the dump, then per mode start the service, time a lone user and every burst."""
-    from apis.loaders import load_cphos
+    from apis.cphos.loaders import load_cphos
     from chops.settings import get_settings
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

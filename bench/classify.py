@@ -22,8 +22,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from apis.pack import pack
-from apis.registry import OPERATIONS
+from apis.cphos.pack import pack
+from apis.cphos.registry import OPERATIONS
 from chops.domain.operations import operation_lines
 from chops.llm import build_llm
 from chops.pipeline.classifier import Classifier

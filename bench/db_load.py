@@ -17,8 +17,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from apis.db import init_schema
-from apis.loaders import read_cphos, replace_cphos_rows
+from apis.cphos.db import init_schema
+from apis.cphos.loaders import read_cphos, replace_cphos_rows
 from bench.scratch import scratch_mariadb
 from chops.db import make_engine
 

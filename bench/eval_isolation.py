@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 def main() -> None:
     """Run the benchmark and print the medians in milliseconds."""
-    from apis.state import diff_snapshots, snapshot
+    from apis.cphos.state import diff_snapshots, snapshot
     from chops.db import make_engine
     from chops.settings import get_settings
     from eval.isolation import Template

@@ -88,8 +88,8 @@ def check_load(port: int, conversations: int, turns: int) -> dict:
 
 def check_idempotency(url: str, threads: int = 20) -> dict:
     """The same idempotency key from ``threads`` threads at once: exactly one audited write."""
-    from apis import tables as t
-    from apis.service import Api
+    from apis.cphos import tables as t
+    from apis.cphos.service import Api
     from chops import tables as ct
     from chops.db import make_engine
 
@@ -122,7 +122,7 @@ def check_idempotency(url: str, threads: int = 20) -> dict:
 
 
 def _limit(url: str, nickname: str) -> int:
-    from apis import tables as t
+    from apis.cphos import tables as t
 
     engine = sa.create_engine(url)
     try:

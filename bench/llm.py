@@ -41,9 +41,9 @@ PREVIOUS = Path(__file__).with_name("llm_previous.py")
 
 def record(llm, settings) -> dict[str, list[tuple[str, list, type]]]:
     """The model calls each demo request makes, in order (the requests run once, for real)."""
-    from apis.db import init_schema
-    from apis.loaders import seed_demo
-    from apis.service import Api
+    from apis.cphos.db import init_schema
+    from apis.cphos.loaders import seed_demo
+    from apis.cphos.service import Api
     from chops.db import make_engine
     from chops.pipeline import Agent
     from chops.retrieval import GuideIndex

@@ -127,8 +127,8 @@ def served(mariadb: str, workers: int = 2, threads: int = 16, env: dict[str, str
     """A fresh MariaDB database with the demo data (or ``seed(engine)``'s) and gunicorn serving ``app``
     on it, on loopback (``env``: more ``CHOPS_*`` settings, over ``SERVICE_ONLY_ENV`` for the bench
     app); yields ``(port, database url, gunicorn process)``; stops gunicorn and drops the database."""
-    from apis.db import init_schema
-    from apis.loaders import seed_demo
+    from apis.cphos.db import init_schema
+    from apis.cphos.loaders import seed_demo
     from chops.db import make_engine
 
     name = f"chops_bench_{uuid.uuid4().hex[:10]}"

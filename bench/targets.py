@@ -21,10 +21,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from apis.db import init_schema
-from apis.loaders import load_cphos
-from apis.registry import OPERATIONS
-from apis.service import Api
+from apis.cphos.db import init_schema
+from apis.cphos.loaders import load_cphos
+from apis.cphos.registry import OPERATIONS
+from apis.cphos.service import Api
 from bench.scratch import scratch_mariadb
 from chops.db import make_engine
 from chops.pipeline.context import TurnContext

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apis.state import diff_snapshots, snapshot
+from apis.cphos.state import diff_snapshots, snapshot
 from chops.domain.outcomes import Change
 from eval.dataset import Case
 from eval.grading import Grade, grade_answer, grade_system
@@ -67,7 +67,7 @@ def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any, *, appr
                           memory: Any = None) -> Any:
     """The real pipeline agent; ``approvals`` is the case database's own approval queue, ``memory`` the
     run's solution memory (None: off)."""
-    from apis.pack import pack
+    from apis.cphos.pack import pack
     from chops.pipeline import Agent
     from chops.router import router_for
 
@@ -130,7 +130,7 @@ def eco_fields(trace: Any) -> dict:
 def run_case(case: Case, trial: int, ctx: CaseContext) -> dict:
     """Run one case on a private database copy and grade it; an exception becomes a failed record
     with its traceback (except ``EvalAbort``, which stops the run)."""
-    from apis.service import Api
+    from apis.cphos.service import Api
     from chops.conversation import ConversationService
     from chops.db import make_engine
     from chops.llm import Ledger, LLMError

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from apis.state import Fact, match_effect, parse_effect
+from apis.cphos.state import Fact, match_effect, parse_effect
 from chops.domain.outcomes import Change
 from eval.dataset import Case
 
@@ -87,7 +87,7 @@ def reports_missing(reply: str, missing: list[str]) -> bool:
 
 
 def show_fact(fact: Fact) -> str:
-    """A typed change (``apis.state.fact``) in the ``expected_effect`` notation, values as ``repr``."""
+    """A typed change (``apis.cphos.state.fact``) in the ``expected_effect`` notation, values as ``repr``."""
     if fact[0] == "update":
         key = ",".join(f"{k}={v}" for k, v in fact[2])
         return f"{fact[1]}[{key}].{fact[3]}={fact[4]!r}"
@@ -97,7 +97,7 @@ def show_fact(fact: Fact) -> str:
 
 def compare_effect(expected: list[Change], actual: list[Change]) -> tuple[bool, list[str]]:
     """Whether ``actual`` is exactly ``expected`` (nothing missing, nothing extra), with reasons for
-    people (``apis.state.match_effect`` decides; inserts need only agree on the fields named)."""
+    people (``apis.cphos.state.match_effect`` decides; inserts need only agree on the fields named)."""
     missing, unexpected = match_effect(expected, actual)
     problems = [f"missing change {show_fact(f)}" for f in missing] + \
                [f"unexpected change {show_fact(f)}" for f in unexpected]

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from apis.state import Snapshot, snapshot
-from apis.tables import CPHOS_TABLES
+from apis.cphos.state import Snapshot, snapshot
+from apis.cphos.tables import CPHOS_TABLES
 
 TEMPLATE_NAME = "template.db"
 Loader = Callable[[sa.Engine, Path], object]
@@ -32,8 +32,8 @@ Loader = Callable[[sa.Engine, Path], object]
 
 def default_loader(engine: sa.Engine, dataset_dir: Path) -> object:
     """Create the schema and load the CPHOS dump with the loader behind ``chops db load-cphos``."""
-    from apis.db import init_schema
-    from apis.loaders import load_cphos
+    from apis.cphos.db import init_schema
+    from apis.cphos.loaders import load_cphos
 
     init_schema(engine)  # the agent's own tables too (audit log, conversations, approvals)
     return load_cphos(engine, Path(dataset_dir) / "database")

@@ -12,8 +12,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from apis.repositories import role_name, update_changes
-from apis.uow import AbstractUnitOfWork
+from apis.cphos.repositories import role_name, update_changes
+from apis.cphos.uow import AbstractUnitOfWork
 from chops.domain.outcomes import Change
 
 Row = dict[str, Any]

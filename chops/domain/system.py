@@ -1,7 +1,7 @@
 """What the agent needs of a business's system, as typed Protocols: the signed-in user's profile, the people
 a message may name, and the typed operations, called as that user (for real, as a dry run, or as one plan).
 
-A domain pack implements ``SystemApi`` (CPHOS: ``apis.service.Api``); the agent, the support desk and the
+A domain pack implements ``SystemApi`` (CPHOS: ``apis.cphos.service.Api``); the agent, the support desk and the
 evaluation use nothing else of it, so a second business needs no change to them.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.loaders import seed_demo
+from apis.cphos.loaders import seed_demo
 from chops.db import make_engine
 
 

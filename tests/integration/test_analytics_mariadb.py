@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 import chops.web.analytics as web_analytics
-from apis.db import init_schema
+from apis.cphos.db import init_schema
 from chops import tables as t
 from chops.analytics import DateRange, compute
 from chops.db import make_engine

@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from apis.pack import pack
-from apis.registry import OPERATIONS
+from apis.cphos.pack import pack
+from apis.cphos.registry import OPERATIONS
 from bench.classify import MANNERS
 from chops.domain.operations import operation_lines
 from chops.pipeline.classifier import Classifier

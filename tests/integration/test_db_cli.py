@@ -8,8 +8,8 @@ import json
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from apis import tables as t
-from apis.state import effect_set, parse_effect
+from apis.cphos import tables as t
+from apis.cphos.state import effect_set, parse_effect
 from chops.cli import main
 from chops.db import make_engine
 from chops.domain.outcomes import Change

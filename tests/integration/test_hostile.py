@@ -3,8 +3,8 @@ database stays byte-for-byte the same (a checksum of every table before and afte
 
 from __future__ import annotations
 
-from apis.service import Api
-from apis.state import checksums
+from apis.cphos.service import Api
+from apis.cphos.state import checksums
 from chops.domain.outcomes import Outcome
 
 INJECTIONS = ["x' OR '1'='1", "'; DROP TABLE cmf_tp_member; --", "Lena Leader' -- ", "\" OR 1=1 #",

@@ -7,9 +7,9 @@ import threading
 
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.service import Api
-from apis.state import checksums
+from apis.cphos import tables as t
+from apis.cphos.service import Api
+from apis.cphos.state import checksums
 from chops import tables as ct
 from chops.domain.outcomes import Outcome
 

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from apis.db import init_schema
+from apis.cphos.db import init_schema
 from chops.admission import Admission
 from chops.db import make_engine
 from chops.settings import get_settings

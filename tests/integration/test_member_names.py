@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.demo import T0, demo_rows
+from apis.cphos import tables as t
+from apis.cphos.demo import T0, demo_rows
 from tests.fakes import FakeState
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.pipeline.context import TurnContext
 from chops.pipeline.targets import others_named
 from chops.pipeline.trace import Trace

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.mariadb
 
 
 def test_memory_table_round_trip_on_mariadb(mariadb_url):
-    from apis.db import init_schema
+    from apis.cphos.db import init_schema
     from chops.db import make_engine
 
     engine = make_engine(mariadb_url)

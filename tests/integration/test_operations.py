@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.loaders import seed_demo
-from apis.registry import OPERATIONS
-from apis.service import Api
-from apis.state import checksums, diff_snapshots, effect_set, parse_effect, snapshot
+from apis.cphos import tables as t
+from apis.cphos.loaders import seed_demo
+from apis.cphos.registry import OPERATIONS
+from apis.cphos.service import Api
+from apis.cphos.state import checksums, diff_snapshots, effect_set, parse_effect, snapshot
 from chops import tables as ct
 from chops.db import make_engine
 from chops.domain.outcomes import Outcome

@@ -13,10 +13,10 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.loaders import load_cphos, read_cphos
-from apis.service import Api
-from apis.state import diff_snapshots, effect_set, parse_effect, snapshot
+from apis.cphos import tables as t
+from apis.cphos.loaders import load_cphos, read_cphos
+from apis.cphos.service import Api
+from apis.cphos.state import diff_snapshots, effect_set, parse_effect, snapshot
 from chops import tables as ct
 from chops.db import make_engine
 from tests.conftest import mariadb_database

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.pipeline import Agent
 from chops.retrieval import GuideIndex
 from chops.settings import REPO_ROOT, get_settings
@@ -55,7 +55,7 @@ def test_a_chinese_question_about_ones_own_data_gets_a_chinese_answer(setup):
     """With the embedding router deciding the route (no classifier call), as the service runs it."""
     import re
 
-    from apis.pack import pack
+    from apis.cphos.pack import pack
     from chops.router import router_for
 
     agent, engine = setup

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.conversation import ConversationService
 from chops.db import make_engine
 from chops.llm import LLMError, ScriptedLLM

@@ -1,4 +1,4 @@
-"""db/schema.sql and the table metadata (the agent's ``chops.tables`` and CPHOS's ``apis.tables``) agree:
+"""db/schema.sql and the table metadata (the agent's ``chops.tables`` and CPHOS's ``apis.cphos.tables``) agree:
 load the SQL into MariaDB, reflect, compare with the metadata; and ``create_all`` from the metadata on
 MariaDB reflects to the very same types."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from apis.db import METADATAS, init_schema, schema_statements
+from apis.cphos.db import METADATAS, init_schema, schema_statements
 from chops.db import make_engine
 from tests.conftest import mariadb_database
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Verifier

@@ -8,10 +8,10 @@ import re
 import numpy as np
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.db import init_schema
-from apis.loaders import seed_demo
-from apis.service import Api
+from apis.cphos import tables as t
+from apis.cphos.db import init_schema
+from apis.cphos.loaders import seed_demo
+from apis.cphos.service import Api
 from chops import tables as ct
 from chops.db import make_engine
 from chops.llm import ScriptedLLM

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from apis.db import init_schema
+from apis.cphos.db import init_schema
 from chops import tables as t
 from chops.admission import Admission, Busy, queue_notice
 from chops.db import make_engine

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apis.registry import OPERATIONS
-from apis.service import Api
+from apis.cphos.registry import OPERATIONS
+from apis.cphos.service import Api
 from chops.domain.outcomes import Outcome
 from tests.fakes import FakeState
 

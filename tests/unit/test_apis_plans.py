@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.domain.outcomes import Outcome
 from tests.fakes import FakeState
 from tests.unit.test_apis_operations import _member

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
-from apis.registry import OPERATIONS
+from apis.cphos.registry import OPERATIONS
 from chops.domain.operations import operation_lines
 from chops.domain.outcomes import Change, Outcome
 

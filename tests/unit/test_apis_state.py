@@ -1,11 +1,11 @@
-"""``apis.state`` on the demo data in SQLite: the snapshot diff (update, insert, delete) and the typed
+"""``apis.cphos.state`` on the demo data in SQLite: the snapshot diff (update, insert, delete) and the typed
 comparison the oracle tests and the evaluation both use."""
 
 from __future__ import annotations
 
-from apis import tables as t
-from apis.loaders import seed_demo
-from apis.state import diff_snapshots, effect_set, match_effect, parse_effect, snapshot
+from apis.cphos import tables as t
+from apis.cphos.loaders import seed_demo
+from apis.cphos.state import diff_snapshots, effect_set, match_effect, parse_effect, snapshot
 from chops.db import make_engine
 from chops.domain.outcomes import Change
 

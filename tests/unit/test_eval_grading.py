@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.state import EffectSyntaxError, parse_effect
+from apis.cphos.state import EffectSyntaxError, parse_effect
 from chops.domain.outcomes import Change
 from chops.llm import LLMError, ScriptedLLM
 from eval.dataset import Case

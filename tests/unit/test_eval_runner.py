@@ -10,9 +10,9 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.db import init_schema
-from apis.loaders import seed_demo
+from apis.cphos import tables as t
+from apis.cphos.db import init_schema
+from apis.cphos.loaders import seed_demo
 from chops.llm import LLMError, ScriptedLLM
 from chops.records import TurnResult
 from chops.settings import get_settings

@@ -10,7 +10,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 import chops
-from apis.registry import OPERATIONS
+from apis.cphos.registry import OPERATIONS
 from chops.i18n import LANGUAGES, LOCALE_DIR, reply_language, text_language, translate, translations
 from chops.pipeline.replies import ARGUMENT_LABELS, OPERATION_TITLES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.llm import LLMError
 from chops.pipeline import TurnRecord
 from chops.store import ConversationStore

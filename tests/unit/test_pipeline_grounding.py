@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from apis.registry import OPERATIONS
+from apis.cphos.registry import OPERATIONS
 from chops.pipeline.grounding import ground_args, numbers_in
 from chops.pipeline.schemas import proposal_schema
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from apis import tables as t
-from apis.service import Api
+from apis.cphos import tables as t
+from apis.cphos.service import Api
 from chops.pipeline import idempotency_key
 from chops.pipeline.events import Commit, Execute, Reply, events_of
 from chops.store import ConversationStore, StoreError

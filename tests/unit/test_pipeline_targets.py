@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.demo import T0
-from apis.service import Api
+from apis.cphos import tables as t
+from apis.cphos.demo import T0
+from apis.cphos.service import Api
 from chops.pipeline.context import TurnContext
 from chops.pipeline.grounding import ground_args
 from chops.records import TurnRecord

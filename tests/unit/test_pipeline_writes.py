@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.pipeline import idempotency_key, threshold
 from chops.settings import get_settings
 from chops.store import ConversationStore

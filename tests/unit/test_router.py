@@ -137,7 +137,7 @@ def test_an_answer_to_a_question_for_a_missing_value_goes_to_the_model(sqlite_ur
 
 
 def test_the_domain_examples_cover_every_route_in_english_and_chinese():
-    rows = read_examples(REPO / "apis" / "router_examples.jsonl")
+    rows = read_examples(REPO / "apis" / "cphos" / "router_examples.jsonl")
     han = re.compile(r"[\u4e00-\u9fff]")
     for route in ROUTES:
         texts = [t for t, r in rows if r == route]

@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from chops import tables as t
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.memory import SolutionMemory
 from chops.pipeline.context import Candidate, Step
 from chops.pipeline.demonstrations import solution_of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.service import Api
+from apis.cphos.service import Api
 from chops.pipeline import TurnResult
 from chops.store import ConversationStore, StoreError
 from tests.unit.pipeline_support import audit_rows, demo_engine, member

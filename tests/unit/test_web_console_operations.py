@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from chops import tables as t
-from apis.registry import OPERATIONS
+from apis.cphos.registry import OPERATIONS
 from chops.web.console_operations import form_fields
 from tests.unit.pipeline_support import member
 from tests.unit.web_support import STAFF_KEY, STAFF_PASSWORD, add_staff, make_app

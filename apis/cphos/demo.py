@@ -13,7 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from apis.cphos import tables as t
 
 T0 = 1717200000  # 2024-06-01, the demo's "now"-ish creation time
 CURRENT_EXAM = 2

@@ -2,7 +2,7 @@
 the CPHOS ``expected_effect`` notation (``t[id=N].f=v; t+{f=v,...}``) parsed into ``Change`` objects,
 and a typed comparison of changes.
 
-Values are compared after coercion to the column's Python type (from ``apis.tables``, which mirrors
+Values are compared after coercion to the column's Python type (from ``apis.cphos.tables``, which mirrors
 the MySQL DDL), so the JSON dump's ``school_id: "3"`` and the annotation's ``3`` agree.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from apis import tables as t
+from apis.cphos import tables as t
 from chops.domain.outcomes import Change
 
 NULLS = {"null", "none"}
@@ -60,7 +60,7 @@ def diff_snapshots(before: Snapshot, after: Snapshot,
                    tables: Iterable[sa.Table] | None = None) -> list[Change]:
     """Row-level changes from ``before`` to ``after`` in a stable order (table, key, field): one
     ``Change`` per updated field, inserts with ``field=None`` and ``after`` = row, deletes with
-    ``field=None``, ``before`` = row and ``after=None``. ``tables`` defaults to ``apis.tables``."""
+    ``field=None``, ``before`` = row and ``after=None``. ``tables`` defaults to ``apis.cphos.tables``."""
     by_name: Mapping[str, sa.Table] = {tb.name: tb for tb in tables} if tables is not None else t.metadata.tables
     changes: list[Change] = []
     for name in sorted(set(before) | set(after)):

@@ -9,8 +9,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from apis import tables as t
-from chops import tables as ct
+from apis.cphos import tables as t
 from chops.domain.outcomes import Change
 
 ROLE_NAMES = {1: "team leader", 2: "arbiter", 3: "vice team leader"}
@@ -158,25 +157,3 @@ class SqlMarkingRepository(_Repo):
     def problems_left(self, user_id: int) -> int:
         """Unmarked problems of ``user_id`` in the current exam (0 when no exam is current)."""
         return int(self.conn.execute(problems_left_query(user_id)).scalar() or 0)
-
-
-class SqlAuditRepository(_Repo):
-    """The audit log, which is also the idempotency record (unique ``idempotency_key``)."""
-
-    def find(self, idempotency_key: str) -> dict[str, Any] | None:
-        """The audit row stored under ``idempotency_key``, if any."""
-        rows = self._rows(sa.select(ct.audit_log).where(ct.audit_log.c.idempotency_key == idempotency_key))
-        return rows[0] if rows else None
-
-    def claim(self, entry: dict[str, Any], actor: str | None = None) -> int:
-        """Insert the audit row first, so a concurrent call with the same key blocks on the unique
-        index and then fails with ``IntegrityError`` (it replays the stored result instead).
-        ``actor``: the staff member acting for the user, recorded in the same transaction."""
-        audit_id = int(self.conn.execute(ct.audit_log.insert().values(entry)).inserted_primary_key[0])
-        if actor is not None:
-            self.conn.execute(ct.audit_actor.insert().values(audit_id=audit_id, actor=actor))
-        return audit_id
-
-    def complete(self, audit_id: int, values: dict[str, Any]) -> None:
-        """Fill in the outcome, diff and result of a claimed audit row."""
-        self.conn.execute(ct.audit_log.update().where(ct.audit_log.c.id == audit_id).values(values))

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.db import init_schema
-from apis.loaders import load_cphos, seed_demo
-from apis.service import Api
+from apis.cphos import tables as t
+from apis.cphos.db import init_schema
+from apis.cphos.loaders import load_cphos, seed_demo
+from apis.cphos.service import Api
 
 
 class CphosPack:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apis import operations as ops
+from apis.cphos import operations as ops
 from chops.domain.operations import Operation
 
 _OPS = [

@@ -9,8 +9,8 @@ from typing import Any, Iterable
 
 import sqlalchemy as sa
 
-from apis import tables as t
-from apis.db import init_schema
+from apis.cphos import tables as t
+from apis.cphos.db import init_schema
 
 BATCH = 2000  # rows per executemany; large enough for speed, small enough for a smooth progress bar
 
@@ -82,6 +82,6 @@ def load_cphos(engine: sa.Engine, directory: Path, *, progress: bool = False) ->
 
 def seed_demo(engine: sa.Engine, *, progress: bool = False) -> dict[str, int]:
     """Replace the ``cmf_tp_*`` contents with the project's own small demo data set."""
-    from apis.demo import demo_rows
+    from apis.cphos.demo import demo_rows
 
     return replace_cphos_rows(engine, demo_rows(), progress=progress)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from apis import repositories as r
+from apis.cphos import repositories as r
 from chops.db import is_mysql
+from chops.domain.audit import SqlAuditLog
 from chops.domain.outcomes import Change
 
 
@@ -19,7 +20,7 @@ class AbstractUnitOfWork:
     areas: r.SqlAreaRepository
     admins: r.SqlAdminRepository
     marking: r.SqlMarkingRepository
-    audit: r.SqlAuditRepository
+    audit: SqlAuditLog
     changes: list[Change]
 
     def __enter__(self) -> "AbstractUnitOfWork":
@@ -61,7 +62,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
         self.areas = r.SqlAreaRepository(*args)
         self.admins = r.SqlAdminRepository(*args)
         self.marking = r.SqlMarkingRepository(*args)
-        self.audit = r.SqlAuditRepository(*args)
+        self.audit = SqlAuditLog(conn)
         return self
 
     def __exit__(self, *exc) -> None:

@@ -4,7 +4,7 @@ Semantics follow the upstream ``db_api`` (restated in the CPHOS README), with it
 
 * ``VerifyTeacherUserToBeSupTeacher`` tests ``status`` (upstream tested ``type``, column -4): an
   approved user gets a clear "already approved" no-op; a pending user (status 0) is approved.
-* A pending user may call nothing else (``apis.service`` enforces it; upstream never let a pending
+* A pending user may call nothing else (``apis.cphos.service`` enforces it; upstream never let a pending
   user act at all, so they could not even complete their application).
 
 Each function takes the unit of work, the acting member row (resolved from the caller's nickname,
@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from apis.uow import AbstractUnitOfWork
+from apis.cphos.uow import AbstractUnitOfWork
 from chops.domain.outcomes import InvalidArgument, PreconditionFailed
 
 Member = dict[str, Any]

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from apis.tables import metadata
+from apis.cphos.tables import metadata
 from chops import tables as agent_tables
 from chops.db import is_mysql
 
 # The agent's own tables and the CPHOS tables: what ``init_schema`` creates and ``db/schema.sql`` holds.
 METADATAS = (agent_tables.metadata, metadata)
 
-SCHEMA_SQL = Path(__file__).resolve().parents[1] / "db" / "schema.sql"
+SCHEMA_SQL = Path(__file__).resolve().parents[2] / "db" / "schema.sql"
 
 def schema_statements(path: Path = SCHEMA_SQL) -> list[str]:
     """The DDL statements of ``db/schema.sql`` (comments stripped, split at ``;`` line ends)."""

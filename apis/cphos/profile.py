@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from pydantic import BaseModel
 
-from apis import tables as t
-from apis.repositories import CURRENT_EXAM_STATUS, ROLE_NAMES, problems_left_query, role_name
+from apis.cphos import tables as t
+from apis.cphos.repositories import CURRENT_EXAM_STATUS, ROLE_NAMES, problems_left_query, role_name
 
 
 class Profile(BaseModel):
