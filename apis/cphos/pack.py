@@ -18,6 +18,7 @@ class CphosPack:
 
     name = "cphos"
     router_examples = Path(__file__).with_name("router_examples.jsonl")
+    prompts = None  # the generic prompts/ speak CPHOS's language still (issue 22: to move into the pack)
 
     def api(self, engine: sa.Engine) -> Api:
         """The CPHOS ``Api`` (ten typed operations) over ``engine``."""

@@ -276,8 +276,32 @@
     p.querySelector(".chops-time").replaceWith(clock(payload.created_at ? new Date(payload.created_at) : new Date()));
     turn.progress.classList.add("chops-done");
     if (window.ChopsRating) window.ChopsRating.attach(p, payload.turn_id, this);  /* widget_rating.js */
+    if (payload.pending) this.confirmButtons(p, payload.reply || "");
     this.log.scrollTop = this.log.scrollHeight;
     this.afterAnswer(payload);
+  };
+
+  /* A change described and waiting for the user's yes: Confirm and Cancel send the same answer a typed
+     message would (the agent reads it like any reply), in the language of the question. */
+  var CONFIRM_WORDS = {en: ["Confirm", "Yes, go ahead.", "Cancel", "No, leave it as it is."],
+                       zh: ["确认", "好的，请继续。", "取消", "不用了，保持不变。"]};
+  Widget.prototype.confirmButtons = function (bubble, question) {
+    var self = this;
+    var words = CONFIRM_WORDS[/[\u4e00-\u9fff]/.test(question) ? "zh" : "en"];
+    var bar = el("div", "chops-confirm");
+    [[words[0], words[1], "chops-confirm-yes"], [words[2], words[3], "chops-confirm-no"]].forEach(function (b) {
+      var button = el("button", b[2], b[0]);
+      button.type = "button";
+      button.addEventListener("click", function () {
+        bar.remove();
+        self.input.value = b[1];  /* sent as the user's own message, shown in the conversation */
+        self.submit();
+      });
+      bar.appendChild(button);
+    });
+    bubble.appendChild(bar);
+    /* A typed message decides the change too: the buttons then no longer apply. */
+    this.form.addEventListener("submit", function () { bar.remove(); }, {once: true});
   };
 
   /* Staff decisions, people from support and state changes arrive on the conversation's event
