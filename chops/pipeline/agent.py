@@ -275,7 +275,8 @@ class Agent:
             trace.info["pending"] = fields["pending"]  # the console and the eval read it from the stored trace
         operations = [step["operation"] for step in fields.get("steps") or []]
         trace.emit("reply", {"reply": reply, "operations": operations, "tier": trace.info.get("tier"),
-                             **{k: v for k, v in fields.items() if k not in ("args", "steps")}})
+                             **{k: v for k, v in fields.items() if k not in ("args", "steps", "pending")},
+                             "pending": (fields.get("pending") or {}).get("id")})
         return TurnResult(reply=reply, iterations=trace.iteration, chars_in=totals["chars_in"],
                           chars_out=totals["chars_out"], cost_usd=totals["cost_usd"],
                           latency_s=round(trace.elapsed(), 4), trace=trace.to_dict(), **fields)

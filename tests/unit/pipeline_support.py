@@ -71,13 +71,15 @@ def demo_engine(url: str) -> sa.Engine:
     return engine
 
 
-def make_agent(engine, llm=None, index=None, memory=None, router=None, **overrides) -> tuple[Agent, ScriptedLLM]:
-    """An Agent over the real Api with a scripted model (and the fake index unless given)."""
+def make_agent(engine, llm=None, index=None, memory=None, router=None, pending=None,
+               **overrides) -> tuple[Agent, ScriptedLLM]:
+    """An Agent over the real Api with a scripted model (and the fake index unless given); ``pending``: where
+    changes waiting for the user's yes are kept (None: a write that needs it goes to staff)."""
     llm = llm or ScriptedLLM()
     settings = get_settings(**overrides)
     api = Api(engine)
     return Agent(api, llm, settings, index if index is not None else FakeIndex(),
-                 approvals=ConversationStore(engine, api=api), memory=memory, router=router), llm
+                 approvals=ConversationStore(engine, api=api), memory=memory, router=router, pending=pending), llm
 
 
 def member(engine, nickname: str) -> dict:
