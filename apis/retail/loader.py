@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -17,6 +16,7 @@ import sqlalchemy as sa
 
 from apis.retail import tables as t
 from apis.retail.document import Document
+from apis.retail.views import money
 from chops import tables as agent_tables
 
 BATCH = 2000  # rows per executemany
@@ -118,11 +118,6 @@ def _batches(rows: list[dict[str, Any]]) -> Iterable[list[dict[str, Any]]]:
 def load(engine: sa.Engine, directory: Path, *, progress: bool = False) -> dict[str, int]:
     """Replace the shop's rows with the ``db.json`` of ``directory`` (see ``document_path``)."""
     return replace_rows(engine, read_document(directory), progress=progress)
-
-
-def money(value: Decimal | None) -> float | None:
-    """An amount as db.json writes it: a float (exact for every value to the cent)."""
-    return None if value is None else float(value)
 
 
 def export(engine: sa.Engine) -> dict[str, Any]:
