@@ -82,6 +82,18 @@
     this.input.addEventListener("keydown", function (ev) {
       if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); self.submit(); }
     });
+    this.greet();
+  };
+
+  /* The agent speaks first: its opening line, in the browser's language, before anything is sent. */
+  Widget.prototype.greet = function () {
+    var self = this;
+    var lang = (navigator.language || "en").split("-")[0];
+    fetch(this.base + "/v1/greeting?lang=" + encodeURIComponent(lang)).then(function (r) {
+      return r.ok ? r.json() : null;
+    }).then(function (data) {
+      if (data && data.greeting && !self.log.firstChild) self.bubble("bot chops-greeting", data.greeting);
+    }).catch(function () { /* no greeting: the panel simply starts empty */ });
   };
 
   Widget.prototype.bubble = function (who, text, when) {
