@@ -92,7 +92,7 @@
     fetch(this.base + "/v1/greeting?lang=" + encodeURIComponent(lang)).then(function (r) {
       return r.ok ? r.json() : null;
     }).then(function (data) {
-      if (data && data.greeting && !self.log.firstChild) self.bubble("bot chops-greeting", data.greeting);
+      if (data && data.greeting && !self.log.firstChild) self.bubble("greeting", data.greeting);
     }).catch(function () { /* no greeting: the panel simply starts empty */ });
   };
 
