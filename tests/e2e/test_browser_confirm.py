@@ -27,6 +27,7 @@ def test_the_agent_speaks_first_and_confirm_commits_the_described_change(sqlite_
         page.keyboard.press("Enter")
         asked = page.locator(".chops-bot").nth(0)
         expect(asked.locator(".chops-text")).to_contain_text("Shall I go ahead?", timeout=15000)
+        expect(asked.locator(".chops-badge")).to_have_text("Nothing is changed until you confirm.")
         assert member(engine, "demo_leader")["limit"] == before  # described, not written
         llm.enqueue("classifier", {"answer": "yes_go_ahead"})
         asked.locator(".chops-confirm-yes").click()

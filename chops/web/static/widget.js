@@ -31,6 +31,8 @@
   /** The honest status of a finished turn: [css class, label], or null for answers and reads. */
   function badgeFor(p) {
     if (p.queued) return ["chops-queued", "Waiting for staff approval — their decision will appear here."];
+    if (p.pending) return ["chops-awaiting", "Nothing is changed until you confirm."];
+    if (p.outcome === "declined" || p.outcome === "lapsed") return ["chops-noop", "Nothing changed."];
     if (!p.operation && !p.error) return null;
     if (p.outcome === "ok_noop") return ["chops-noop", "Nothing changed."];
     if (p.committed && p.outcome === "ok") return ["chops-committed", "Change saved."];
