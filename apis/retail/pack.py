@@ -46,6 +46,7 @@ class RetailPack:
     name = "retail"
     router_examples = Path(__file__).with_name("router_examples.jsonl")
     prompts = None  # the generic prompts/ until the pack has its own wording
+    closing_question = True  # a shop's manners (and tau2's users): "Is there anything else I can help you with?"
 
     def api(self, engine: sa.Engine) -> RetailApi:
         """The shop's ``RetailApi`` (fifteen typed operations) over ``engine``."""

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from apis.retail import tables as t
 from apis.retail.uow import RetailUnitOfWork
 from apis.retail.views import address_text, method_view
+from apis.retail.writes import CANCEL_REASONS
 
 
 class RetailProfile(BaseModel):
@@ -49,9 +50,11 @@ class RetailProfile(BaseModel):
 
     def grounding_values(self) -> tuple[str, ...]:
         """Values an argument may take though the customer never typed them: their order ids and payment
-        method ids (a look-up already made) and the parts of their default address ("ship it to my address")."""
+        method ids (a look-up already made), the parts of their default address ("ship it to my address"),
+        and the two cancel reasons the policy allows ("I don't need it" is 'no longer needed'; the customer
+        confirms the reason with the rest of the described change before anything is written)."""
         return (*self.orders, *(m["id"] for m in self.payment_methods),
-                *(v for v in self.address.values() if v))
+                *(v for v in self.address.values() if v), *CANCEL_REASONS)
 
 
 def load_profile(uow: RetailUnitOfWork, user_id: str) -> RetailProfile | None:
