@@ -53,7 +53,8 @@ class NameZipArgs(Args):
 
     first_name: Text = Field(description="the customer's first name, e.g. 'John'")
     last_name: Text = Field(description="the customer's last name, e.g. 'Doe'")
-    zip: Annotated[str, Field(max_length=32)] = Field(description="the zip code of the customer's address, e.g. '12345'")
+    zip: Annotated[str, Field(max_length=32)] = Field(
+        description="the zip code of the customer's address, e.g. '12345'")
 
 
 class OrderArgs(Args):

@@ -54,9 +54,9 @@ def document_rows(doc: Document) -> dict[sa.Table, list[dict[str, Any]]]:
                              "available": v.available, "price": v.price} for i, v in enumerate(p.variants.values())]
     user_seq: dict[str, int] = {}
     for seq, u in enumerate(doc.users.values()):
-        rows[t.customer].append({"user_id": u.user_id, "seq": seq, "first_name": u.name.first_name,
-                                 "last_name": u.name.last_name, "name_key": name_key(u.name.first_name, u.name.last_name),
-                                 "email": u.email, **u.address.model_dump()})
+        first, last = u.name.first_name, u.name.last_name
+        rows[t.customer].append({"user_id": u.user_id, "seq": seq, "first_name": first, "last_name": last,
+                                 "name_key": name_key(first, last), "email": u.email, **u.address.model_dump()})
         rows[t.payment_method] += [{"user_id": u.user_id, "payment_method_id": m.id, "seq": i, "source": m.source,
                                     "brand": m.brand, "last_four": m.last_four, "balance": m.balance}
                                    for i, m in enumerate(u.payment_methods.values())]

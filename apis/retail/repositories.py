@@ -146,9 +146,10 @@ class OrderRepository(_Repo):
         order["payments"] = children(t.payment, "seq")
         tracking = children(t.fulfilment_tracking, "fulfilment_seq", "seq")
         shipped = children(t.fulfilment_item, "fulfilment_seq", "seq")
-        order["fulfilments"] = [{"tracking_ids": [x["tracking_id"] for x in tracking if x["fulfilment_seq"] == f["seq"]],
-                                 "item_ids": [x["item_id"] for x in shipped if x["fulfilment_seq"] == f["seq"]]}
-                                for f in children(t.fulfilment, "seq")]
+        order["fulfilments"] = [
+            {"tracking_ids": [x["tracking_id"] for x in tracking if x["fulfilment_seq"] == f["seq"]],
+             "item_ids": [x["item_id"] for x in shipped if x["fulfilment_seq"] == f["seq"]]}
+            for f in children(t.fulfilment, "seq")]
         requested = children(t.request_item, "kind", "seq")
         order["requested"] = {kind: [r["item_id"] for r in requested if r["kind"] == kind] for kind in t.REQUEST_KINDS}
         return order

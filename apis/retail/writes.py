@@ -100,7 +100,8 @@ def cancel_pending_order(uow: RetailUnitOfWork, actor: Row, args: a.CancelArgs) 
     _need_status(order, "pending", "be cancelled")
     reason = " ".join(args.reason.split()).lower()
     if reason not in CANCEL_REASONS:
-        raise InvalidArgument(f"The reason must be '{CANCEL_REASONS[0]}' or '{CANCEL_REASONS[1]}', not {args.reason!r}.")
+        raise InvalidArgument(f"The reason must be '{CANCEL_REASONS[0]}' or '{CANCEL_REASONS[1]}', "
+                              f"not {args.reason!r}.")
     paid: dict[str, Decimal] = {}
     for p in order["payments"]:
         sign = 1 if p["transaction_type"] == "payment" else -1

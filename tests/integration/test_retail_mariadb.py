@@ -63,7 +63,8 @@ def test_the_train_tasks_reference_writes_keep_the_money_straight(store, retail_
     order's net payment equals its items' total, and gift card money is conserved, to the cent."""
     engine, _ = store
     tasks = json.loads((retail_dir / "tasks" / "train.json").read_text())
-    users = {s["task_id"]: s["user_id"] for s in json.loads((retail_dir / "users" / "train.json").read_text())["scripts"]}
+    scripts = json.loads((retail_dir / "users" / "train.json").read_text())["scripts"]
+    users = {s["task_id"]: s["user_id"] for s in scripts}
     api = RetailApi(engine)
     done, refusals = 0, []
     for task in tasks:

@@ -65,7 +65,8 @@ ORDERS = [
     _order("#T0000002", MIA, ["c-black"], "pending", [_pay("payment", 120.00, "gift_card_mia")]),
     _order("#T0000003", MIA, ["k-glass-1l", "s-silk-red"], "delivered", [_pay("payment", 125.50, "credit_card_mia")],
            tracking="TRACK-0003"),
-    _order("#T0000004", MIA, ["s-wool-blue"], "processed", [_pay("payment", 27.35, "paypal_mia")], tracking="TRACK-0004"),
+    _order("#T0000004", MIA, ["s-wool-blue"], "processed", [_pay("payment", 27.35, "paypal_mia")],
+           tracking="TRACK-0004"),
     _order("#T0000005", MIA, ["s-wool-red"], "cancelled",
            [_pay("payment", 25.10, "paypal_mia"), _pay("refund", 25.10, "paypal_mia")]),
     # Paid by PayPal first, then moved to the gift card: three history entries.
@@ -85,11 +86,13 @@ USERS = {
                       "state": "ZZ", "zip": "11111"},
           "email": "Mia.Sandoval@example.test", "payment_methods": {
               "gift_card_mia": {"source": "gift_card", "id": "gift_card_mia", "balance": 100.00},
-              "credit_card_mia": {"source": "credit_card", "id": "credit_card_mia", "brand": "visa", "last_four": "1111"},
+              "credit_card_mia": {"source": "credit_card", "id": "credit_card_mia", "brand": "visa",
+                                  "last_four": "1111"},
               "paypal_mia": {"source": "paypal", "id": "paypal_mia"},
               "gift_card_mia_small": {"source": "gift_card", "id": "gift_card_mia_small", "balance": 3.00}},
           "orders": [o["order_id"] for o in ORDERS if o["user_id"] == MIA]},
-    LEO: {"user_id": LEO, "name": {"first_name": "Leo", "last_name": "Park"}, "address": _address("9 Pine Road", "22222"),
+    LEO: {"user_id": LEO, "name": {"first_name": "Leo", "last_name": "Park"},
+          "address": _address("9 Pine Road", "22222"),
           "email": "leo.park@example.test", "payment_methods": {
               "paypal_leo": {"source": "paypal", "id": "paypal_leo"},
               "gift_card_leo": {"source": "gift_card", "id": "gift_card_leo", "balance": 10.00}},

@@ -75,8 +75,9 @@ def test_a_made_up_document_round_trips_with_the_fields_the_writes_add(sqlite_ur
     engine, api = load_shop(sqlite_url)
     assert loader.export(engine) == shop_document()
     for name, args in (("cancel_pending_order", {"order_id": "#T0000001", "reason": "ordered by mistake"}),
-                       ("exchange_delivered_order_items", {"order_id": "#T0000003", "item_ids": ["k-glass-1l"],
-                                                           "new_item_ids": ["k-red-1l"], "payment_method_id": "paypal_mia"})):
+                       ("exchange_delivered_order_items", {
+                           "order_id": "#T0000003", "item_ids": ["k-glass-1l"], "new_item_ids": ["k-red-1l"],
+                           "payment_method_id": "paypal_mia"})):
         assert api.call(name, MIA, args).committed
     written = loader.export(engine)
     orders = written["orders"]
@@ -131,7 +132,8 @@ def test_db_export_writes_the_document_and_refuses_a_pack_that_cannot(sqlite_url
     engine, _ = load_shop(sqlite_url)
     out = tmp_path / "out.json"
     runner = CliRunner()
-    result = runner.invoke(main, ["db", "export", "--domain", "retail", "--database-url", sqlite_url, "--out", str(out)])
+    result = runner.invoke(main, ["db", "export", "--domain", "retail", "--database-url", sqlite_url,
+                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text()) == shop_document()
     printed = runner.invoke(main, ["db", "export", "--domain", "retail", "--database-url", sqlite_url])

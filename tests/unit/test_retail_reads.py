@@ -52,8 +52,9 @@ def test_user_details_are_always_the_signed_in_customers_own(api):
     data = read(api, "get_user_details")
     assert data["user_id"] == MIA and data["name"] == "Mia Sandoval"
     assert data["orders"] == [f"#T000000{i}" for i in range(1, 8)]
-    assert data["payment_methods"][:2] == [{"id": "gift_card_mia", "source": "gift_card", "balance": 100.0},
-                                           {"id": "credit_card_mia", "source": "credit_card", "card": "visa ending 1111"}]
+    assert data["payment_methods"][:2] == [
+        {"id": "gift_card_mia", "source": "gift_card", "balance": 100.0},
+        {"id": "credit_card_mia", "source": "credit_card", "card": "visa ending 1111"}]
     refused = api.call("get_user_details", MIA, {"user_id": LEO})
     assert refused.outcome == "refused_invalid_arg" and "acting user is always you" in refused.message
 
@@ -66,7 +67,8 @@ def test_find_user_id_confirms_only_the_customers_own_details(api):
     nobody = api.call("find_user_id_by_email", MIA, {"email": "nobody@example.test"})
     assert other.outcome == nobody.outcome == "not_in_system" and other.data is None
     assert LEO not in other.message and "Leo" not in other.message
-    wrong_zip = api.call("find_user_id_by_name_zip", MIA, {"first_name": "Mia", "last_name": "Sandoval", "zip": "11112"})
+    wrong_zip = api.call("find_user_id_by_name_zip", MIA,
+                         {"first_name": "Mia", "last_name": "Sandoval", "zip": "11112"})
     leo = api.call("find_user_id_by_name_zip", MIA, {"first_name": "Leo", "last_name": "Park", "zip": "22222"})
     assert wrong_zip.outcome == leo.outcome == "not_in_system" and LEO not in leo.message
 
@@ -81,7 +83,8 @@ def test_products_are_public_and_compact(api):
         "available": False, "price": 60.0}
     assert read(api, "list_all_product_types") == {"Chair": "p-chair", "Kettle": "p-kettle", "Scarf": "p-scarf"}
     assert list(read(api, "list_all_product_types")) == ["Chair", "Kettle", "Scarf"]
-    for name, args in (("get_product_details", {"product_id": "k-steel-1l"}), ("get_item_details", {"item_id": "p-kettle"})):
+    for name, args in (("get_product_details", {"product_id": "k-steel-1l"}),
+                       ("get_item_details", {"item_id": "p-kettle"})):
         assert api.call(name, MIA, args).outcome == "not_in_system"
 
 

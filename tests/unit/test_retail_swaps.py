@@ -51,7 +51,8 @@ def test_an_item_given_twice_changes_two_lines_and_a_cheaper_item_refunds_the_gi
     o = order(engine, "#T0000001")
     assert [i["item_id"] for i in o["items"]] == ["k-steel-1l", "s-wool-blue", "s-silk-red"]
     # 27.35 + 80.00 - 2 * 25.10 = 57.15 paid from the gift card
-    assert o["payment_history"][-1] == {"transaction_type": "payment", "amount": 57.15, "payment_method_id": "gift_card_mia"}
+    assert o["payment_history"][-1] == {"transaction_type": "payment", "amount": 57.15,
+                                        "payment_method_id": "gift_card_mia"}
     assert balance(engine, MIA, "gift_card_mia") == 42.85
 
 
@@ -59,7 +60,8 @@ def test_a_cheaper_item_is_a_refund_credited_to_the_gift_card(shop):
     engine, _ = shop
     ok(shop, "modify_pending_order_items", swap("#T0000001", ["k-steel-1l"], ["k-red-1l"], "gift_card_mia"))
     o = order(engine, "#T0000001")
-    assert o["payment_history"][-1] == {"transaction_type": "refund", "amount": 1.01, "payment_method_id": "gift_card_mia"}
+    assert o["payment_history"][-1] == {"transaction_type": "refund", "amount": 1.01,
+                                        "payment_method_id": "gift_card_mia"}
     assert balance(engine, MIA, "gift_card_mia") == 101.01
 
 

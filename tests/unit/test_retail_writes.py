@@ -42,7 +42,8 @@ def test_cancel_refunds_each_payment_and_credits_a_gift_card_at_once(shop):
     result = ok(shop, "cancel_pending_order", {"order_id": "#T0000002", "reason": "ordered by mistake"})
     o = order(engine, "#T0000002")
     assert o["status"] == "cancelled" and o["cancel_reason"] == "ordered by mistake"
-    assert o["payment_history"][-1] == {"transaction_type": "refund", "amount": 120.0, "payment_method_id": "gift_card_mia"}
+    assert o["payment_history"][-1] == {"transaction_type": "refund", "amount": 120.0,
+                                        "payment_method_id": "gift_card_mia"}
     assert balance(engine, MIA, "gift_card_mia") == 220.0
     assert "credited now" in result.message
     tables = {(c.table, c.field) for c in result.diff}
