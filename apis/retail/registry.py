@@ -19,35 +19,36 @@ def _write(name: str, description: str, args: type, run) -> Operation:
 
 
 _OPS = [
-    _read("get_user_details", "Look up the customer's own profile: name, email, address, payment methods, order ids.",
-          a.NoArgs, r.get_user_details),
-    _read("get_order_details", "Look up one of the customer's orders: status, items with item ids and prices, "
-          "payments, tracking.", a.OrderArgs, r.get_order_details),
-    _read("get_product_details", "Look up a product by product id: all its variants with item ids, options, "
-          "availability and price.", a.ProductArgs, r.get_product_details),
-    _read("get_item_details", "Look up one item (variant) by item id: its product, options, availability, price.",
+    _read("get_user_details", "Look up the customer's own profile (email, address, payment methods, order ids); use it "
+          "to find an order or a payment method.", a.NoArgs, r.get_user_details),
+    _read("get_order_details", "Look up one of the customer's orders (status, items with item and product ids, prices, "
+          "payments, tracking); use it before changing the order.", a.OrderArgs, r.get_order_details),
+    _read("get_product_details", "Look up a product by product id: each variant's item id, options, availability and "
+          "price; use it to find the new item for a change or exchange.", a.ProductArgs, r.get_product_details),
+    _read("get_item_details", "Look up one item by item id: its product, options, availability and price.",
           a.ItemArgs, r.get_item_details),
-    _read("list_all_product_types", "List every product name with its product id.", a.NoArgs,
-          r.list_all_product_types),
-    _read("find_user_id_by_email", "Check an email address against the customer's account and give their user id.",
-          a.EmailArgs, r.find_user_id_by_email),
-    _read("find_user_id_by_name_zip", "Check a name and zip code against the customer's account and give their "
-          "user id.", a.NameZipArgs, r.find_user_id_by_name_zip),
+    _read("list_all_product_types", "List every product name with its product id; use it when the customer names a "
+          "product but not its id.", a.NoArgs, r.list_all_product_types),
+    _read("find_user_id_by_email", "Check an email against the customer's own account; rarely needed (the customer is "
+          "signed in).", a.EmailArgs, r.find_user_id_by_email),
+    _read("find_user_id_by_name_zip", "Check a name and zip code against the customer's own account; rarely needed "
+          "(the customer is signed in).", a.NameZipArgs, r.find_user_id_by_name_zip),
     _read("calculate", "Compute arithmetic such as a total or a price difference (+ - * / and parentheses).",
           a.CalculateArgs, r.calculate),
-    _write("cancel_pending_order", "Cancel a pending order (reason 'no longer needed' or 'ordered by mistake'); "
+    _write("cancel_pending_order", "Cancel a pending order, reason 'no longer needed' or 'ordered by mistake'; its "
            "payments are refunded.", a.CancelArgs, w.cancel_pending_order),
-    _write("modify_pending_order_address", "Change the shipping address of a pending order.", a.OrderAddressArgs,
-           w.modify_pending_order_address),
-    _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods.",
-           a.PaymentArgs, w.modify_pending_order_payment),
+    _write("modify_pending_order_address", "Change the shipping address of a pending order (not the customer's "
+           "default address).", a.OrderAddressArgs, w.modify_pending_order_address),
+    _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
+           "instead.", a.PaymentArgs, w.modify_pending_order_payment),
     _write("modify_pending_order_items", "Change items of a pending order to other options of the same products; "
-           "only once per order, so include every item.", a.SwapArgs, w.modify_pending_order_items),
+           "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items),
     _write("exchange_delivered_order_items", "Exchange items of a delivered order for other options of the same "
-           "products; only once per order, so include every item.", a.SwapArgs, w.exchange_delivered_order_items),
-    _write("return_delivered_order_items", "Return items of a delivered order; refund to the original payment method "
-           "or a gift card.", a.ReturnArgs, w.return_delivered_order_items),
-    _write("modify_user_address", "Change the customer's own default address.", a.AddressArgs, w.modify_user_address),
+           "products; allowed once per order, so list every item.", a.SwapArgs, w.exchange_delivered_order_items),
+    _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
+           "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items),
+    _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",
+           a.AddressArgs, w.modify_user_address),
 ]
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in _OPS}
