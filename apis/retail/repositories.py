@@ -55,6 +55,12 @@ class _Repo:
                                    after={k: shown(v) for k, v in values.items()}))
 
 
+def named_query(keys: Collection[str]) -> sa.Select:
+    """The customers whose ``name_key`` is one of ``keys``: an ``IN`` on the indexed column."""
+    c = t.customer
+    return sa.select(c.c.user_id, c.c.first_name, c.c.last_name).where(c.c.name_key.in_(list(keys)))
+
+
 class CustomerRepository(_Repo):
     """Customers (``retail_customer``)."""
 
@@ -65,11 +71,10 @@ class CustomerRepository(_Repo):
     def named(self, keys: Collection[str]) -> list[Row]:
         """``user_id``, ``first_name``, ``last_name`` of the customers whose ``name_key`` is one of ``keys``
         (lower-cased "first last"): indexed ``IN`` lookups in chunks, never a scan."""
-        c, keys = t.customer, sorted(set(keys))
+        keys = sorted(set(keys))
         found: dict[str, Row] = {}
         for i in range(0, len(keys), NAME_CHUNK):
-            stmt = sa.select(c.c.user_id, c.c.first_name, c.c.last_name).where(c.c.name_key.in_(keys[i:i + NAME_CHUNK]))
-            found.update((r["user_id"], r) for r in self._rows(stmt))
+            found.update((r["user_id"], r) for r in self._rows(named_query(keys[i:i + NAME_CHUNK])))
         return [found[k] for k in sorted(found)]
 
     def set_address(self, customer: Row, address: Row) -> None:

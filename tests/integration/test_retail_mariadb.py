@@ -13,6 +13,7 @@ import pytest
 
 from apis.retail import loader
 from apis.retail.pack import pack
+from apis.retail.repositories import named_query
 from apis.retail.service import RetailApi, resolve_customer
 from apis.retail.uow import RetailUnitOfWork
 from chops.db import make_engine
@@ -112,6 +113,12 @@ def test_customers_of_the_real_store_stay_apart(store, retail_dir):
     shared = next(n for n, ids in names.items() if len(ids) > 1)
     assert {uid for uid, _ in api.people_named([shared.upper()])} == names[shared]
     assert api.people_named([shared.split()[0]]) == []
+    if engine.dialect.name in ("mysql", "mariadb"):  # SQLite's plan: tests/unit/test_retail_reads.py
+        with engine.connect() as conn:
+            query = named_query([n.lower() for n in list(names)[:10]]).compile(
+                conn, compile_kwargs={"literal_binds": True})
+            [plan] = [dict(r._mapping) for r in conn.exec_driver_sql(f"EXPLAIN {query}")]
+        assert plan["key"] == "ix_retail_customer_name_key", plan
 
 
 class SlowUnitOfWork(RetailUnitOfWork):

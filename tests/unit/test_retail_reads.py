@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from apis.retail.repositories import named_query
 from tests.unit.retail_support import LEO, MIA, load_shop
 
 
@@ -130,6 +131,15 @@ def test_people_named_finds_customers_by_full_name_only(api):
     assert api.people_named(["leo park", "LEO PARK", "Leo", "Park", "  Leo   Park "]) == [(LEO, ("Leo Park",))]
     assert api.people_named(["Mia Sandoval", "nobody here"]) == [(MIA, ("Mia Sandoval",))]
     assert api.people_named([]) == [] and api.people_named(["Leo"]) == []
+
+
+def test_people_named_is_an_indexed_look_up_in_chunks(api):
+    with api.engine.connect() as conn:
+        compiled = named_query(["leo park", "mia sandoval"]).compile(conn, compile_kwargs={"literal_binds": True})
+        plan = " ".join(str(r[-1]) for r in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}"))
+    assert "ix_retail_customer_name_key" in plan and "SCAN" not in plan, plan
+    many = [f"someone {i}" for i in range(1500)] + ["Leo Park"]  # more names than one statement's parameters
+    assert api.people_named(many) == [(LEO, ("Leo Park",))]
 
 
 def test_results_are_small_enough_for_the_executors_prompt(api):
