@@ -13,6 +13,7 @@ table) it creates nothing and is merely recorded — the baseline is stamped —
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -106,8 +107,23 @@ def context_options(history: History) -> dict:
 
     return {"target_metadata": history.metadata, "version_table": history.version_table,
             "include_name": include_name, "render_as_batch": True,  # SQLite alters by copying the table
-            "compare_type": True, "compare_server_default": True, "transaction_per_migration": True,
+            "compare_type": True, "compare_server_default": _compare_default, "transaction_per_migration": True,
             "process_revision_directives": _tidy_revision}
+
+
+def _compare_default(context, inspected_column, metadata_column, inspected_default, metadata_default,  # noqa: ANN001
+                     rendered_metadata_default) -> bool | None:
+    """Alembic's own comparison (None), less two false alarms it raises: an empty string default ('' read
+    back as "''"), and MySQL's 0 / 1 for a boolean's false / true."""
+    got, want = _plain(inspected_default), _plain(rendered_metadata_default)
+    return False if got is not None and got == want else None
+
+
+def _plain(default: str | None) -> str | None:
+    if default is None:
+        return None
+    text = re.sub(r"^'(.*)'$", r"\1", re.sub(r"^\((.*)\)$", r"\1", default.strip()))
+    return {"false": "0", "true": "1"}.get(text.lower(), text)
 
 
 def _tidy_revision(context, revision, directives) -> None:  # noqa: ANN001 - Alembic's hook signature
@@ -169,6 +185,10 @@ def _upgrade(conn: sa.Connection, history: History) -> Step:
         history.metadata.create_all(conn)  # checkfirst: creates only missing tables
         return Step(history.name, "checked", (), ())
     before, target = current(conn, history), heads(history)
+    if conn.dialect.name != "sqlite":
+        # End the read's transaction: Alembic then commits each revision with its version row (MySQL's
+        # DDL commits itself anyway). SQLite runs the whole upgrade in the one transaction of _locked.
+        conn.commit()
     if before == target:
         return Step(history.name, "current", tuple(sorted(before)), tuple(sorted(before)))
     if not before and conn.dialect.name == "sqlite" and not _any_table(conn, history):
