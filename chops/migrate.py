@@ -202,6 +202,8 @@ def _upgrade(conn: sa.Connection, history: History) -> Step:
             scripts(history), "heads")
         action = "created"
     else:
+        if conn.dialect.name == "sqlite":  # what was broken before is not the migrations' doing
+            conn.info.setdefault(_FK_BEFORE, _broken_references(conn))
         command.upgrade(alembic_config(history, conn), "heads")
         action = "upgraded"
     return Step(history.name, action, tuple(sorted(before)), tuple(sorted(current(conn, history))))
@@ -235,20 +237,31 @@ def _locked(engine: sa.Engine) -> Iterator[sa.Connection]:
                 yield conn
 
 
+_FK_BEFORE = "chops_migrate_fk_before"  # conn.info: the broken references found before the first revision ran
+
+
 def _sqlite_locked(conn: sa.Connection) -> Iterator[sa.Connection]:
     # Foreign keys off while migrating: a batch migration copies a table, drops the old one and renames
     # the copy, which a referenced table does not survive with them on. The pragma is a no-op inside a
-    # transaction, so it goes to the driver before BEGIN; foreign_key_check proves nothing broke.
+    # transaction, so it goes to the driver before BEGIN. When revisions ran, foreign_key_check (a scan,
+    # so not on every start) proves they broke no reference; the whole upgrade rolls back if they did.
     raw = conn.connection.dbapi_connection
     raw.execute("PRAGMA foreign_keys=OFF")
     try:
         with conn.execution_options(sqlite_begin="immediate").begin():  # writers queue behind us
             yield conn
-            broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
-            if broken:
-                raise RuntimeError(f"the migration broke foreign keys: {broken[:5]}")
+            if _FK_BEFORE in conn.info:
+                broken = _broken_references(conn) - conn.info[_FK_BEFORE]
+                if broken:
+                    raise RuntimeError(f"the migration broke foreign keys (table, rowid, parent, key): "
+                                       f"{sorted(broken)[:5]}")
     finally:
+        conn.info.pop(_FK_BEFORE, None)
         raw.execute("PRAGMA foreign_keys=ON")
+
+
+def _broken_references(conn: sa.Connection) -> set[tuple]:
+    return set(map(tuple, conn.exec_driver_sql("PRAGMA foreign_key_check").all()))
 
 
 def revision(history: History, message: str, *, empty: bool = False, engine: sa.Engine | None = None) -> Path | None:
