@@ -61,8 +61,8 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     from apis.cphos.service import Api
     from chops.db import make_engine
     from chops.llm import LLMError
-    from chops.pipeline import Agent, TurnResult
-    from chops.router import router_for
+    from chops.bootstrap import build_agent
+    from chops.pipeline import TurnResult
     from chops.store import ConversationStore
 
     nick, text, route, op, outcome = case
@@ -70,8 +70,7 @@ def _one(llm, settings, index, tmp: Path, tag: str, case: tuple) -> dict:
     init_schema(engine)
     seed_demo(engine)
     api = Api(engine)
-    agent = Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api),
-                  router=router_for(settings, pack, index))
+    agent = build_agent(settings, pack, api, llm, index, engine=engine, approvals=ConversationStore(engine, api=api))
     first: list[float] = []
     t0 = time.perf_counter()
 

@@ -49,6 +49,8 @@ class TurnResult(BaseModel):
     approval_id: int | None = None
     steps: list[dict[str, Any]] = Field(default_factory=list, description="a plan's steps: operation, args, "
                                         "outcome (``operation``/``args`` above are the first step's)")
+    pending: dict[str, Any] | None = Field(default=None, description="a change described to the user and waiting "
+                                           "for their yes: id, operations, description, expires_at")
     iterations: int = 0
     chars_in: int = 0
     chars_out: int = 0

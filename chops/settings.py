@@ -185,6 +185,13 @@ class Settings(BaseSettings):
     max_iterations: int = Field(default=5, ge=1, le=10)
     verify_start: float = Field(default=8.0, ge=1, le=10, description="threshold at the first iteration")
     verify_end: float = Field(default=5.0, ge=1, le=10, description="threshold at the last iteration")
+    executor_steps: int = Field(default=8, ge=1, le=20, description="model steps the operations executor may take "
+                                "in one attempt: look-ups it reads, then the write(s) or the answer")
+    confirm_writes: Literal["pack", "all", "none"] = Field(
+        default="pack", description="which writes wait for the user's yes: those the domain pack marks `confirm`, "
+        "every write, or none")
+    confirm_ttl_s: float = Field(default=900.0, gt=0, description="how long a change described to the user waits "
+                                 "for their yes before it lapses")
 
     # --- service -------------------------------------------------------------------
     demo_mode: bool = False

@@ -232,6 +232,25 @@ signin_attempt = sa.Table(
     sa.Index("ix_signin_attempt_at", "at"),
 )
 
+# Changes described to the user and waiting for their "yes" (chops.pending): the exact plan (operation calls),
+# the dry run's diff it was described from, and the idempotency key its commit uses. One open row per
+# conversation at most; the next message commits it (yes), or drops it (no, or another request).
+pending_change = sa.Table(
+    "chops_pending_change", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("conversation_id", sa.String(36), nullable=False),
+    sa.Column("nickname", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("expires_at", sa.DateTime, nullable=False),
+    sa.Column("idempotency_key", sa.String(191), nullable=False),
+    sa.Column("steps_json", sa.Text, nullable=False),
+    sa.Column("diff_json", LongText, nullable=False),
+    sa.Column("description", sa.Text, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False, server_default="open"),  # open / committed / declined / dropped / lapsed / refused / superseded
+    sa.Column("resolved_at", sa.DateTime, nullable=True),
+    sa.Index("ix_pending_conversation_state", "conversation_id", "state"),
+)
+
 PROJECT_TABLES = (audit_log, conversation, turn, approval, approval_step, operation_policy, conversation_state,
                   conversation_event, staff_account, audit_actor, turn_rating, staff_presence, solution,
-                  admission_ticket, signin_attempt)
+                  admission_ticket, signin_attempt, pending_change)

@@ -306,3 +306,20 @@ CREATE TABLE IF NOT EXISTS chops_signin_attempt (
   PRIMARY KEY (id),
   KEY ix_signin_attempt_at (at)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Changes described to the user and waiting for their "yes" (chops.pending).
+CREATE TABLE IF NOT EXISTS chops_pending_change (
+  id              INT NOT NULL AUTO_INCREMENT,
+  conversation_id VARCHAR(36) NOT NULL,
+  nickname        VARCHAR(64) NOT NULL,
+  created_at      DATETIME NOT NULL,
+  expires_at      DATETIME NOT NULL,
+  idempotency_key VARCHAR(191) NOT NULL,            -- the commit's key: a resent "yes" replays, never writes twice
+  steps_json      TEXT NOT NULL,                    -- the exact plan: [[operation, args], ...]
+  diff_json       LONGTEXT NOT NULL,                -- the dry run's changes it was described from
+  description     TEXT NOT NULL,
+  state           VARCHAR(16) NOT NULL DEFAULT 'open',  -- open / committed / declined / dropped / lapsed / refused / superseded
+  resolved_at     DATETIME NULL,
+  PRIMARY KEY (id),
+  KEY ix_pending_conversation_state (conversation_id, state)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

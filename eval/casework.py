@@ -68,11 +68,9 @@ def default_agent_factory(api: Any, llm: Any, settings: Any, index: Any, *, appr
     """The real pipeline agent; ``approvals`` is the case database's own approval queue, ``memory`` the
     run's solution memory (None: off)."""
     from apis.cphos.pack import pack
-    from chops.pipeline import Agent
-    from chops.router import router_for
+    from chops.bootstrap import build_agent
 
-    return Agent(api, llm, settings, index, approvals=approvals, memory=memory,
-                 router=router_for(settings, pack, index))
+    return build_agent(settings, pack, api, llm, index, engine=approvals.engine, approvals=approvals, memory=memory)
 
 
 AgentFactory = Callable[..., Any]  # (api, llm, settings, index, *, approvals, memory) -> an Agent

@@ -48,6 +48,10 @@ class Profile(BaseModel):
         ]
         return "\n".join(lines)
 
+    def grounding_values(self) -> tuple[str, ...]:
+        """None: every CPHOS argument is a value the member states (a name, a limit), never one of theirs."""
+        return ()
+
     def _role_line(self) -> str:
         # Naming the roles the user does NOT have: the 1.5B model read "vice team leader" as
         # "team leader" and answered "am I team leader?" with yes.

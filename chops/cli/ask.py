@@ -37,8 +37,7 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
     from chops.domain.pack import load_pack
     from chops.llm import LLMError, build_llm
     from chops.memory import build_memory
-    from chops.pipeline import Agent
-    from chops.router import router_for
+    from chops.bootstrap import build_agent
     from chops.settings import get_settings
     from chops.store import ConversationStore
 
@@ -63,8 +62,8 @@ def ask(text: str, nickname: str, as_json: bool, conversation_id: str | None, gu
                                    "`chops db seed-demo` first") from None
     memory = build_memory(settings, engine) if settings.memory_enabled else None
     index = _LazyIndex(settings)
-    agent = Agent(api, build_llm(settings), settings, index, approvals=store, memory=memory,
-                  router=router_for(settings, pack, index))
+    agent = build_agent(settings, pack, api, build_llm(settings), index, engine=engine, approvals=store,
+                        memory=memory)
     service = ConversationService(store, agent)
     try:
         held = service.hold(conversation_id, nickname, text)

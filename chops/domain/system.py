@@ -26,6 +26,11 @@ class Profile(Protocol):
     def describe(self) -> str:
         """A compact plain-text rendering for prompts (one fact per line)."""
 
+    def grounding_values(self) -> Collection[str]:
+        """Values of the profile an operation argument may take though the user never typed them (a payment
+        method's id, an order number): the profile is a look-up the agent has already made. Empty when
+        every argument must come from the user's own words."""
+
 
 class SystemApi(Protocol):
     """The only doorway to the business's system of record; ``user`` is always the authenticated sender."""

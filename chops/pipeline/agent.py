@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from chops.domain.operations import operation_lines
@@ -19,11 +20,12 @@ from chops.domain.system import SystemApi
 from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
 from chops.pipeline.classifier import Classifier
+from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.demonstrations import Memory, solution_of
 from chops.pipeline.executor import Executor
 from chops.pipeline.plans import ApprovalQueue, carry_out
-from chops.pipeline.prompting import system_part
+from chops.pipeline.prompting import pack_prompts, system_part
 from chops.pipeline.replies import answer_reply, conversation_reply, not_in_system_reply
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.tiers import failed_check, top_tier
@@ -52,26 +54,35 @@ class Agent:
     """The classifier–executor–verifier pipeline over an ``Api``, an ``LLM`` and a guide index."""
 
     def __init__(self, api: SystemApi, llm: LLM, settings: Settings, index: Any | None = None, *,
-                 approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None) -> None:
+                 approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None,
+                 pending: PendingStore | None = None, prompts: Path | None = None) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
         ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
-        off) decides the route of the messages it is sure of without a model call."""
+        off) decides the route of the messages it is sure of without a model call; ``pending`` (None: a write
+        that needs the user's yes goes to staff instead) keeps changes described to the user; ``prompts``:
+        the domain pack's own prompt files, used before ``prompts/``."""
         self.api, self.llm, self.settings = api, llm, settings
         self.approvals = approvals
         self.memory = memory
+        self.prompts = prompts
+        self.confirmation = Confirmation(llm, api, pending, settings.confirm_writes) if pending is not None else None
         self.operations = api.operations  # the domain's registry: the agent knows no operation by itself
         ops_text = self.operations_text = "\n".join(operation_lines(self.operations))
         self.retriever = Retriever(index, settings)
         arch = settings.architecture
         self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1,
                                      router=router)
-        self.executor = Executor(llm, api, self.retriever, self.operations, ops_text)
+        self.executor = Executor(llm, api, self.retriever, self.operations, ops_text, steps=settings.executor_steps)
         self.verifier = Verifier(llm, settings) if arch.startswith("cev") else None
         self.chooser = Chooser(llm)
 
     def static_heads(self) -> list[tuple[str, str]]:
         """(role, static system prompt) of every prompt this architecture sends, in call order."""
+        with pack_prompts(self.prompts):
+            return self._static_heads()
+
+    def _static_heads(self) -> list[tuple[str, str]]:
         ops = {"operations": self.operations_text}
         arch = self.settings.architecture
         if arch == "executor_only":
@@ -86,7 +97,8 @@ class Agent:
                    ("executor", system_part("pipeline_execute_profile"))]
         verify = [("verifier", system_part("pipeline_verify_operation")),
                   ("verifier", system_part("pipeline_verify_answer"))] if self.verifier else []
-        return classify + execute + verify
+        confirm = [("classifier", system_part("pipeline_confirm"))] if self.confirmation else []
+        return confirm + classify + execute + verify
 
     def warm(self) -> int:
         """Load the model and cache every static prompt head (the service does this before it says
@@ -98,6 +110,12 @@ class Agent:
                conversation_id: str | None = None) -> TurnResult:
         """Answer or carry out ``text`` for ``nickname``; ``turn_key`` (e.g. "<conversation>:<seq>")
         derives the commit's idempotency key. A model error raises ``LLMError`` before anything is written."""
+        with pack_prompts(self.prompts):
+            return self._handle(nickname, text, history=history, turn_key=turn_key, on_event=on_event,
+                                conversation_id=conversation_id)
+
+    def _handle(self, nickname: str, text: str, *, history: Sequence[TurnRecord], turn_key: str,
+                on_event: Callable[[str, dict], None] | None, conversation_id: str | None) -> TurnResult:
         trace = Trace(on_event)
         trace.info.update(architecture=self.settings.architecture, turn_key=turn_key, nickname=nickname,
                           request=text, max_iterations=self.settings.max_iterations)
@@ -109,6 +127,11 @@ class Agent:
         ctx = TurnContext(nickname=nickname, text=text, profile=profile, history=since_cancel(history),
                           trace=trace)
         trace.info["profile"] = ctx.profile_text()
+        if self.confirmation is not None and conversation_id is not None:
+            decided = self.confirmation.decide(ctx, conversation_id, turn_key=turn_key, lang=lang,
+                                               key=idempotency_key(turn_key))
+            if decided is not None:  # the answer to "shall I go ahead?"
+                return self._finish(trace, decided.reply, **decided.fields)
         self._recall(ctx)
         cand, passed = self._loop(ctx)  # every model call; an LLMError leaves the database untouched
         result = self._conclude(ctx, cand, passed, turn_key, conversation_id)
@@ -234,8 +257,11 @@ class Agent:
             return self._finish(trace, answer_reply(cand, lang), **fields)
         done = carry_out(self.api, self.approvals, ctx, cand, passed, key=idempotency_key(turn_key),
                          turn_key=turn_key, conversation_id=conversation_id, lang=lang,
-                         verified_by="unverified" if self.verifier is None else "chooser")
+                         verified_by="unverified" if self.verifier is None else "chooser",
+                         confirmation=self.confirmation)
         fields.update(outcome=done.outcome, steps=done.steps)
+        if done.pending:
+            fields["pending"] = done.pending
         if done.queued:
             fields.update(queued=True, approval_id=done.approval_id)
         if done.committed:
@@ -245,9 +271,12 @@ class Agent:
     def _finish(self, trace: Trace, reply: str, **fields: Any) -> TurnResult:
         totals = trace.totals()
         trace.info["reply"] = reply
+        if fields.get("pending"):
+            trace.info["pending"] = fields["pending"]  # the console and the eval read it from the stored trace
         operations = [step["operation"] for step in fields.get("steps") or []]
         trace.emit("reply", {"reply": reply, "operations": operations, "tier": trace.info.get("tier"),
-                             **{k: v for k, v in fields.items() if k not in ("args", "steps")}})
+                             **{k: v for k, v in fields.items() if k not in ("args", "steps", "pending")},
+                             "pending": (fields.get("pending") or {}).get("id")})
         return TurnResult(reply=reply, iterations=trace.iteration, chars_in=totals["chars_in"],
                           chars_out=totals["chars_out"], cost_usd=totals["cost_usd"],
                           latency_s=round(trace.elapsed(), 4), trace=trace.to_dict(), **fields)

@@ -58,6 +58,7 @@ class Candidate:
     threshold: float | None = None
     reason: str | None = None
     tier: str | None = None  # the executor tier that produced it
+    lookups: list[Step] = field(default_factory=list)  # reads the executor made and read before this proposal
 
     @property
     def operation(self) -> str | None:
@@ -96,9 +97,10 @@ class Candidate:
 
     def describe(self) -> str:
         """One line for feedback and the chooser: what this attempt did."""
+        first = [f"looked up {s.describe()}" for s in self.lookups]
         if self.steps:
-            return "; ".join(s.describe() for s in self.steps)
-        return f"answer {clip(self.answer or '', 120)!r}"
+            return "; ".join(first + [s.describe() for s in self.steps])
+        return "; ".join(first + [f"answer {clip(self.answer or '', 120)!r}"])
 
 
 def asked_for_value(turn: TurnRecord) -> bool:

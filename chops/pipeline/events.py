@@ -80,6 +80,7 @@ class Reply(Event):
     queued: bool = False
     approval_id: int | None = None
     tier: str | None = None  # the executor tier of the answer given (EcoAssistant: who solved it)
+    pending: int | None = None  # the change described and waiting for the user's yes (chops.pending)
 
 
 class Escalate(Event):

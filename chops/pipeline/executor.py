@@ -1,9 +1,12 @@
 """The executor: one prompt per route, producing a ``Candidate``.
 
 basic_info answers from the profile; guide answers from long excerpts and cites one of them; system
-returns a plan of typed operation calls (one, unless the user asked for several changes), whose
-argument values are then grounded in the user's own words before the Api runs them — the writes
-together as one dry-run plan, reads normally.
+works in steps: each step the model proposes a plan of typed operation calls (one, unless the user asked
+for several changes). While the plan holds only look-ups (reads the pack marks ``observe``), they run and
+their results are shown to the next step (``chops.pipeline.lookups``), up to ``executor_steps`` steps;
+otherwise its argument values are grounded — in the user's own words or in what a look-up returned —
+and the Api runs it: the writes together as one dry-run plan, reads normally. A pack without look-ups
+gets exactly one step (the model's first plan is the proposal), with the same prompt and schema as ever.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
+from chops.pipeline.lookups import looked_up, observations_section
 from chops.pipeline.prompting import messages
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
@@ -28,13 +32,16 @@ class Executor:
     """Carries out a route for a turn; never commits (the agent does, after verification)."""
 
     def __init__(self, llm: LLM, api: SystemApi, retriever: Retriever, operations: Mapping[str, Operation],
-                 operations_text: str) -> None:
+                 operations_text: str, *, steps: int = 8) -> None:
+        """``steps``: the model steps one attempt on the operations route may take (look-ups, then the plan)."""
         self.llm = llm
         self.api = api
         self.retriever = retriever
         self.operations = operations
         self.operations_text = operations_text
         self.choices = tuple(operations.values())  # what the plan schema lets the model call
+        self.observing = any(op.observe and not op.writes for op in self.choices)
+        self.steps = steps if self.observing else 1
 
     def run(self, route: str, ctx: TurnContext) -> Candidate:
         """The candidate for ``route`` at the current iteration."""
@@ -69,14 +76,46 @@ class Executor:
         return Candidate(iteration=ctx.trace.iteration, route="guide", answer=out.answer, source=source)
 
     def propose_operation(self, ctx: TurnContext) -> Candidate:
-        """A plan of typed operation calls (nearly always one), grounded, then run (see ``run_plan``)."""
-        msgs = messages("pipeline_execute_system", static={"operations": self.operations_text},
-                        history=ctx.history_section(), feedback=ctx.feedback_section(), request=ctx.text,
-                        demonstrations=demonstrations_section(ctx.demonstrations, "system"))
-        schema = plan_schema(self.choices)
-        out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
-            "executor", msgs, schema, ledger=lg), route="system")
-        return self.run_plan(ctx, [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls], step)
+        """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
+        one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
+        schema = plan_schema(self.choices, with_answer=self.observing)
+        lookups: list[Step] = []
+        for n in range(1, self.steps + 1):
+            msgs = messages("pipeline_execute_system", static={"operations": self.operations_text},
+                            history=ctx.history_section(), feedback=ctx.feedback_section(), request=ctx.text,
+                            demonstrations=demonstrations_section(ctx.demonstrations, "system"),
+                            observations=observations_section(lookups), language=ctx.language_section())
+            out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
+                "executor", msgs, schema, ledger=lg), route="system", step=n)
+            calls = [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls
+                     if c.operation != ANSWER_DIRECTLY]
+            if not calls:  # an answer from the look-ups (only offered when the pack has look-ups)
+                answer = next(c.answer for c in out.calls if c.operation == ANSWER_DIRECTLY)
+                step["answer"] = answer
+                return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=lookups)
+            if n == self.steps or not all(self.operations[name].observe for name, _ in calls):
+                return self.run_plan(ctx, calls, step, lookups)
+            if not self._look_up(ctx, calls, lookups, step):
+                break  # the same look-ups again: the model is going round in circles
+        ctx.trace.step("steps_exhausted", steps=self.steps, lookups=len(lookups))
+        return Candidate(iteration=ctx.trace.iteration, route="system", lookups=lookups)
+
+    def _look_up(self, ctx: TurnContext, calls: list[tuple[str, dict[str, Any]]], lookups: list[Step],
+                 step: dict[str, Any]) -> bool:
+        """Run the new look-ups of ``calls`` as the sender (grounded like any call); False when none was new."""
+        known = looked_up(ctx, lookups)
+        fresh = []
+        for name, proposed in calls:
+            args, dropped = ground_args(proposed, ctx.user_texts, known)
+            if any((s.operation, s.args) == (name, args) for s in lookups + fresh):
+                continue
+            op = self.operations[name]
+            fresh.append(Step(operation=name, proposed_args=proposed, args=args, dropped=dropped,
+                              description=op.description, result=self.api.call(name, ctx.nickname, args)))
+        lookups.extend(fresh)
+        step["lookups"] = [{"operation": s.operation, "args": s.args, "ungrounded": s.dropped,
+                            "outcome": s.outcome} for s in fresh]
+        return bool(fresh)
 
     def executor_only(self, ctx: TurnContext) -> Candidate:
         """The ablation without a classifier: one prompt decides answer-or-operation (one call)."""
@@ -96,7 +135,7 @@ class Executor:
         return self.run_plan(ctx, [(call.operation, call.args.model_dump(by_alias=True))], step)
 
     def run_plan(self, ctx: TurnContext, calls: list[tuple[str, dict[str, Any]]],
-                 step: dict[str, Any]) -> Candidate:
+                 step: dict[str, Any], lookups: list[Step] | None = None) -> Candidate:
         """Ground every call and run it for the caller: reads for real, the writes together as ONE
         dry-run plan (``Api.call_plan``), so a later write sees an earlier one's effect.
 
@@ -104,8 +143,10 @@ class Executor:
         (``chops.pipeline.targets``), no step runs at all: every write is refused, and the reads too,
         since the request is about someone else."""
         steps: list[Step] = []
+        lookups = lookups or []
+        known = looked_up(ctx, lookups)
         for name, proposed in calls:
-            args, dropped = ground_args(proposed, ctx.user_texts)
+            args, dropped = ground_args(proposed, ctx.user_texts, known)
             if any((s.operation, s.args) == (name, args) for s in steps):
                 continue  # the same call twice is one change
             op = self.operations[name]
@@ -130,7 +171,7 @@ class Executor:
                     s.result = result
         records = [_step_record(s, ctx.nickname, others) for s in steps]
         step.update(records[0], steps=records)
-        return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan)
+        return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=lookups)
 
 
 def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:

@@ -19,12 +19,17 @@ for it. The rules, per kind of value:
 * Integers: a whole number token — digits ("4" is not grounded by "40" nor "4.5"), a small English
   number word ("nine", "forty"), or a Chinese numeral ("四十", "第九", "一百零五"). A lone "一" is
   not a number unless written "第一": it is the first character of everyday words (一下, 一些).
+* Looked up: a value equal to one a look-up returned in this conversation (an item id from the order,
+  a payment method id from the profile: ``known``) is grounded as it stands, though the user never
+  typed it; the executor read it, it did not invent it.
+* Lists: each element by the rules above; one ungrounded element leaves the whole list ungrounded
+  (half of "exchange these two items" is not the request).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 _WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -115,27 +120,38 @@ def _find(value: str, texts: Iterable[str]) -> str | None:
     return None
 
 
-def ground_args(args: dict[str, Any], user_texts: list[str]) -> tuple[dict[str, Any], list[str]]:
+def ground_args(args: dict[str, Any], user_texts: list[str],
+                known: Collection[Any] = ()) -> tuple[dict[str, Any], list[str]]:
     """``(grounded args, names of the values dropped)``.
 
     Strings are trimmed of surrounding punctuation and replaced by the user's spelling (the Api
-    matches names exactly); a value found nowhere in ``user_texts`` becomes ``None``.
+    matches names exactly); a value equal to one of ``known`` (what look-ups returned) stands as it
+    is; a value found nowhere becomes ``None``.
     """
     out: dict[str, Any] = {}
     dropped: list[str] = []
     numbers = set().union(*(numbers_in(t) for t in user_texts)) if user_texts else set()
+    looked_up = {str(v) for v in known if v is not None and not isinstance(v, bool)}
     for name, value in args.items():
         if isinstance(value, str) and not value.strip(TRIM):
             value = None  # a blank string is "not given", like null
-        if value is None:
-            grounded = None
-        elif isinstance(value, bool):  # never a meaningful CPHOS argument (and bool is an int)
-            grounded = None
-        elif isinstance(value, int):
-            grounded = value if value in numbers else None
+        if isinstance(value, list):
+            items = [_ground_value(v, user_texts, numbers, looked_up) for v in value]
+            grounded = items if items and all(v is not None for v in items) else None
         else:
-            grounded = _find(str(value).strip(TRIM), user_texts)
+            grounded = _ground_value(value, user_texts, numbers, looked_up)
         out[name] = grounded
         if value is not None and grounded is None:
             dropped.append(name)
     return out, dropped
+
+
+def _ground_value(value: Any, user_texts: list[str], numbers: set[int], looked_up: set[str]) -> Any:
+    """One scalar value, grounded (the user's spelling or the looked-up value) or None."""
+    if value is None or isinstance(value, bool):  # a boolean is never a meaningful argument (and bool is an int)
+        return None
+    if str(value) in looked_up:
+        return value
+    if isinstance(value, int):
+        return value if value in numbers else None
+    return _find(str(value).strip(TRIM), user_texts)

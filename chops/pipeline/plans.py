@@ -7,6 +7,8 @@
   refused on re-check at commit time -> nothing at all is committed, and the reply says so).
 * Not verified (the chooser's pick, an architecture without a verifier) or an operation under an
   approval policy: the doable part goes to the staff queue as ONE approval.
+* Verified, and a write waits for the user's yes (``chops.pipeline.confirm``): the doable part is
+  described and kept, not committed; with no conversation to ask in, it goes to the staff queue instead.
 
 A one-step candidate gets exactly the replies and outcome a single operation always got; a turn of
 several steps gets one line per step, and the outcome ``partial`` when some were done (or queued)
@@ -21,6 +23,7 @@ from typing import Any, Protocol
 
 from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome, combined_outcome
+from chops.pipeline.confirm import PENDING_OUTCOME, Confirmation, needs_yes
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.replies import (not_done_reply, nothing_changed_reply, operation_reply, other_person_reply,
                                     queued_reply, read_reply)
@@ -47,12 +50,15 @@ class Carried:
     queued: bool = False
     approval_id: int | None = None
     steps: list[dict[str, Any]] = field(default_factory=list)
+    pending: dict[str, Any] | None = None  # the change described and waiting for the user's yes
 
 
 def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candidate, passed: bool, *, key: str,
-              turn_key: str, conversation_id: str | None, verified_by: str, lang: str) -> Carried:
-    """Commit, queue or report ``cand`` (see the module docstring). ``verified_by`` names why an
-    unverified plan is queued (``chooser`` or ``unverified``), for the trace."""
+              turn_key: str, conversation_id: str | None, verified_by: str, lang: str,
+              confirmation: Confirmation | None = None) -> Carried:
+    """Commit, offer, queue or report ``cand`` (see the module docstring). ``verified_by`` names why an
+    unverified plan is queued (``chooser`` or ``unverified``), for the trace; ``confirmation`` (None: no
+    store) offers the changes that wait for the user's yes."""
     trace, alone, operations = ctx.trace, len(cand.steps) == 1, api.operations
     reads = [read_reply(operations[s.operation], s.result, s.args, lang) for s in cand.steps if not s.writes]
     writes = [s for s in cand.steps if s.writes]
@@ -75,7 +81,15 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
         return done([], _outcome([s.result for s in cand.steps], undone=False))
     pairs = [(operations[s.operation], s.args) for s in doable]
     changes = any(s.result.outcome == Outcome.OK for s in doable)
-    if changes and (not passed or any(approvals.needs_approval(s.operation) for s in doable)):
+    names = [s.operation for s in doable]
+    wait_for_yes = needs_yes(operations, names, confirmation.mode if confirmation else "pack")
+    if changes and passed and wait_for_yes and confirmation is not None and conversation_id is not None \
+            and not any(approvals.needs_approval(n) for n in names):
+        dry = cand.plan if not undone else api.call_plan(ctx.nickname, _calls(doable), dry_run=True)
+        question, pending = confirmation.offer(ctx, _calls(doable), dry.diff, conversation_id=conversation_id,
+                                               key=key, lang=lang)
+        return done([question], PENDING_OUTCOME, pending=pending)
+    if changes and (not passed or wait_for_yes or any(approvals.needs_approval(n) for n in names)):
         dry = cand.plan if not undone else api.call_plan(ctx.nickname, _calls(doable), dry_run=True)
         approval_id = approvals.queue_approval(
             conversation_id=conversation_id, turn_id=None, nickname=ctx.nickname, operation=doable[0].operation,

@@ -7,7 +7,11 @@ comes first so llama.cpp's prefix cache is reused across calls; everything that 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
+from pathlib import Path
 from string import Template
 
 from chops.llm import Message
@@ -16,9 +20,30 @@ from chops.llm.base import load_prompt
 USER_SPLIT = "---USER---"
 
 
-@lru_cache(maxsize=None)
+# The domain pack's own prompt files (``DomainPack.prompts``), searched before ``prompts/`` while an agent of
+# that pack runs (``Agent`` sets it around its work): a business words its prompts and made-up examples
+# itself, and a pack without a file of that name gets the generic one.
+_PACK_PROMPTS: ContextVar[Path | None] = ContextVar("pack_prompts", default=None)
+
+
+@contextmanager
+def pack_prompts(directory: Path | None) -> Iterator[None]:
+    """Within the block, prompt files are looked up in ``directory`` first (None: ``prompts/`` only)."""
+    token = _PACK_PROMPTS.set(directory)
+    try:
+        yield
+    finally:
+        _PACK_PROMPTS.reset(token)
+
+
 def _parts(name: str) -> tuple[Template, Template]:
-    text = load_prompt(name)
+    return _parts_in(_PACK_PROMPTS.get(), name)
+
+
+@lru_cache(maxsize=None)
+def _parts_in(directory: Path | None, name: str) -> tuple[Template, Template]:
+    own = directory / f"{name}.txt" if directory is not None else None
+    text = own.read_text(encoding="utf-8") if own is not None and own.is_file() else load_prompt(name)
     if USER_SPLIT not in text:
         raise ValueError(f"prompts/{name}.txt lacks the {USER_SPLIT} line")
     system, user = text.split(USER_SPLIT, 1)

@@ -112,6 +112,11 @@ CONVERSATION_REPLIES = {
 }
 
 
+def opening_reply(lang: str) -> str:
+    """The agent's first words, before the user has written anything (the agent speaks first)."""
+    return translate(lang, N_("Hi! How can I help you today?"))
+
+
 def conversation_reply(route: str, lang: str) -> str:
     """The fixed reply of a conversational route, in ``lang``."""
     return translate(lang, CONVERSATION_REPLIES[route])
@@ -229,3 +234,38 @@ def _row_text(row: Any, lang: str) -> str:
     if not parts:  # not a user row: show what it holds
         parts = [f"{k}: {v}" for k, v in row.items() if v not in (None, "")]
     return clip(translate(lang, N_(", ")).join(parts), 400)
+
+
+# --- confirmation before a write (chops.pipeline.confirm) -----------------------------------------
+
+PENDING_REPLIES = {
+    "declined": N_("All right, I have not changed anything."),
+    "lapsed": N_("That change waited too long for your answer, so nothing was changed. Please ask again if you "
+                 "still want it."),
+    "moved": N_("Your account changed since I described this, so here is the change as it would be now:"),
+}
+
+
+def change_lines(steps: list[tuple[Any, dict[str, Any]]], diff: list[Any], lang: str) -> str:
+    """What a plan will change: one line per operation with its values, then one per changed value."""
+    lines = [f"- {_request(op, args, lang)}" for op, args in steps]
+    return "\n".join(lines + [f"  • {_change_text(c)}" for c in diff])
+
+
+def _change_text(change: Any) -> str:
+    keys = ", ".join(str(v) for v in change.key.values())
+    if change.field is None:  # an inserted row: its fields
+        inner = ", ".join(f"{k}: {v}" for k, v in (change.after or {}).items() if v is not None)
+        return f"{change.table} {keys}: + {{{clip(inner, 200)}}}"
+    return f"{change.table} {keys}: {change.field} {clip(str(change.before), 80)} → {clip(str(change.after), 80)}"
+
+
+def confirm_reply(description: str, lang: str) -> str:
+    """The question a described change asks: the change, then "shall I go ahead?"."""
+    return translate(lang, N_("Here is what I will do:\n{changes}\nShall I go ahead? Reply yes to confirm, or no to "
+                              "leave everything as it is."), changes=description)
+
+
+def pending_reply(kind: str, lang: str) -> str:
+    """The reply when the user declined a described change, answered too late, or the state moved."""
+    return translate(lang, PENDING_REPLIES[kind])

@@ -146,9 +146,11 @@ def proposal_schema(operations: tuple[Operation, ...], with_answer: bool = False
 
 
 @lru_cache(maxsize=8)
-def plan_schema(operations: tuple[Operation, ...]) -> type[BaseModel]:
+def plan_schema(operations: tuple[Operation, ...], with_answer: bool = False) -> type[BaseModel]:
     """``{"calls": [<call>, ...]}``: the system executor's ordered plan of 1 to ``MAX_PLAN_STEPS``
     operation calls. One call costs two tokens more than ``proposal_schema`` (the brackets); the
-    grammar enforces the bounds (``minItems``/``maxItems``)."""
-    calls = Annotated[list[_union(operations)], Field(min_length=1, max_length=MAX_PLAN_STEPS)]  # type: ignore[misc]
+    grammar enforces the bounds (``minItems``/``maxItems``). ``with_answer`` (a pack with look-ups) adds
+    the ``AnswerDirectly`` branch: after reading look-ups the executor may answer instead of calling."""
+    calls = Annotated[list[_union(operations, with_answer)],  # type: ignore[misc]
+                      Field(min_length=1, max_length=MAX_PLAN_STEPS)]
     return create_model("OperationPlan", calls=(calls, ...))

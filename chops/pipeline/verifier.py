@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext, dumps
+from chops.pipeline.lookups import observation
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Verdict
 from chops.settings import Settings
@@ -31,6 +34,9 @@ def evidence(ctx: TurnContext, cand: Candidate) -> str:
     """What the verifier sees of a candidate: the answer with its source, or the operation's result
     (for a plan of several calls every step's, then the combined changes of the writes); for a write
     also whose account it changes (always the sender's), to compare with the request."""
+    if cand.lookups and cand.steps:  # what the plan's values came from
+        lines = [observation(i, step) for i, step in enumerate(cand.lookups, 1)]
+        return fragment("lookup_evidence", lines="\n".join(lines)) + evidence(ctx, replace(cand, lookups=[]))
     if len(cand.steps) > 1:
         parts = [fragment("plan_step", n=i, what=_step_evidence(step)) for i, step in enumerate(cand.steps, 1)]
         diff = "; ".join(c.effect() for c in cand.plan.diff) if cand.plan is not None else ""
@@ -48,6 +54,9 @@ def _answer_evidence(ctx: TurnContext, cand: Candidate) -> str:
         excerpt = clip(src.text, 900) if src is not None else fragment("no_chunks")
         where = f"{src.file}, page {src.page}" if src is not None else "none"
         return fragment("guide_evidence", source=where, excerpt=excerpt, answer=cand.answer or "")
+    if cand.route == "system":  # an answer from look-ups (or from none: the steps ran out)
+        lines = [observation(i, step) for i, step in enumerate(cand.lookups, 1)]
+        return fragment("lookup_answer_evidence", lines="\n".join(lines) or "none", answer=cand.answer or "")
     raise ValueError(f"no evidence for route {cand.route!r} without an operation")
 
 

@@ -52,9 +52,8 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     from chops.desk import Desk, EventHub, Presence
     from chops.domain.pack import load_pack
     from chops.memory import build_memory
-    from chops.pipeline import Agent
+    from chops.bootstrap import build_agent
     from chops.retrieval import GuideLibrary
-    from chops.router import router_for
     from chops.store import ConversationStore
     from chops.telemetry import exporter_from_settings
 
@@ -73,8 +72,8 @@ def create_app(settings: Settings | None = None, *, llm=None, engine=None, index
     secret = _token_secret(settings)
     # The console lists and deletes remembered solutions whether or not the agent uses them now.
     memory = build_memory(settings, engine, index)
-    agent = Agent(api, llm, settings, index, approvals=store, memory=memory if settings.memory_enabled else None,
-                  router=router_for(settings, pack, index))
+    agent = build_agent(settings, pack, api, llm, index, engine=engine, approvals=store,
+                        memory=memory if settings.memory_enabled else None)
     hub = EventHub(engine, settings.event_poll_s)
     desk, presence = Desk(engine, on_event=hub.notify), Presence(engine, settings.staff_presence_s)
     svc = Services(settings=settings, engine=engine, llm=llm, index=index, api=api, agent=agent, store=store,

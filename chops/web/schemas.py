@@ -57,6 +57,9 @@ class TurnOut(_record_fields("created_at", "user_text", "reply", "route", "opera
     committed: bool = Field(False, description="a write was carried out")
     queued: bool = Field(False, description="the write waits for staff approval")
     approval_id: int | None = None
+    pending: dict[str, Any] | None = Field(None, description="a change described and waiting for the user's yes "
+                                           "(id, operations, description, expires_at): the widget shows Confirm and "
+                                           "Cancel; the next message decides it")
     error: str | None = Field(None, description="the model error code when the model failed")
 
 

@@ -51,6 +51,7 @@ def turn_payload(turn: Any, *, turn_id: int | None = None, seq: int | None = Non
         "committed": bool(field(turn, "committed", False)),
         "queued": bool(field(turn, "queued", False)),
         "approval_id": field(turn, "approval_id"),
+        "pending": field(turn, "pending") or (field(turn, "trace") or {}).get("pending"),
         "error": field(turn, "error"),
     }
 

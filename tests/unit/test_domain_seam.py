@@ -68,6 +68,9 @@ class Reader(BaseModel):
     def names(self) -> tuple[str, ...]:
         return (self.user_id,)
 
+    def grounding_values(self) -> tuple[str, ...]:
+        return ()
+
     def describe(self) -> str:
         return f"Reader {self.user_id}; loans: " + ", ".join(f"{t} ({w} weeks left)" for t, w in self.loans.items())
 

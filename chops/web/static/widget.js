@@ -31,6 +31,8 @@
   /** The honest status of a finished turn: [css class, label], or null for answers and reads. */
   function badgeFor(p) {
     if (p.queued) return ["chops-queued", "Waiting for staff approval — their decision will appear here."];
+    if (p.pending) return ["chops-awaiting", "Nothing is changed until you confirm."];
+    if (p.outcome === "declined" || p.outcome === "lapsed") return ["chops-noop", "Nothing changed."];
     if (!p.operation && !p.error) return null;
     if (p.outcome === "ok_noop") return ["chops-noop", "Nothing changed."];
     if (p.committed && p.outcome === "ok") return ["chops-committed", "Change saved."];
@@ -82,6 +84,18 @@
     this.input.addEventListener("keydown", function (ev) {
       if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); self.submit(); }
     });
+    this.greet();
+  };
+
+  /* The agent speaks first: its opening line, in the browser's language, before anything is sent. */
+  Widget.prototype.greet = function () {
+    var self = this;
+    var lang = (navigator.language || "en").split("-")[0];
+    fetch(this.base + "/v1/greeting?lang=" + encodeURIComponent(lang)).then(function (r) {
+      return r.ok ? r.json() : null;
+    }).then(function (data) {
+      if (data && data.greeting && !self.log.firstChild) self.bubble("greeting", data.greeting);
+    }).catch(function () { /* no greeting: the panel simply starts empty */ });
   };
 
   Widget.prototype.bubble = function (who, text, when) {
@@ -276,8 +290,32 @@
     p.querySelector(".chops-time").replaceWith(clock(payload.created_at ? new Date(payload.created_at) : new Date()));
     turn.progress.classList.add("chops-done");
     if (window.ChopsRating) window.ChopsRating.attach(p, payload.turn_id, this);  /* widget_rating.js */
+    if (payload.pending) this.confirmButtons(p, payload.reply || "");
     this.log.scrollTop = this.log.scrollHeight;
     this.afterAnswer(payload);
+  };
+
+  /* A change described and waiting for the user's yes: Confirm and Cancel send the same answer a typed
+     message would (the agent reads it like any reply), in the language of the question. */
+  var CONFIRM_WORDS = {en: ["Confirm", "Yes, go ahead.", "Cancel", "No, leave it as it is."],
+                       zh: ["确认", "好的，请继续。", "取消", "不用了，保持不变。"]};
+  Widget.prototype.confirmButtons = function (bubble, question) {
+    var self = this;
+    var words = CONFIRM_WORDS[/[\u4e00-\u9fff]/.test(question) ? "zh" : "en"];
+    var bar = el("div", "chops-confirm");
+    [[words[0], words[1], "chops-confirm-yes"], [words[2], words[3], "chops-confirm-no"]].forEach(function (b) {
+      var button = el("button", b[2], b[0]);
+      button.type = "button";
+      button.addEventListener("click", function () {
+        bar.remove();
+        self.input.value = b[1];  /* sent as the user's own message, shown in the conversation */
+        self.submit();
+      });
+      bar.appendChild(button);
+    });
+    bubble.appendChild(bar);
+    /* A typed message decides the change too: the buttons then no longer apply. */
+    this.form.addEventListener("submit", function () { bar.remove(); }, {once: true});
   };
 
   /* Staff decisions, people from support and state changes arrive on the conversation's event

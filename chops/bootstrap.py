@@ -1,0 +1,25 @@
+"""One place that wires the agent's object graph (cosmicpython's ``bootstrap``): the web app, ``chops ask``,
+the evaluations and the benchmarks all build their ``Agent`` here, so a new collaborator (the pending
+changes, a pack's own prompts) reaches every caller at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from chops.domain.pack import DomainPack
+from chops.domain.system import SystemApi
+from chops.pending import PendingChanges
+from chops.pipeline import Agent
+from chops.router import router_for
+from chops.settings import Settings
+
+
+def build_agent(settings: Settings, pack: DomainPack, api: SystemApi, llm: Any, index: Any, *, engine: sa.Engine,
+                approvals: Any, memory: Any = None, router: bool = True) -> Agent:
+    """The pipeline agent of ``pack`` over ``api``: its router (``router=False``: none), the pack's prompt
+    files, and the conversation's pending changes kept in ``engine``'s ``chops_pending_change``."""
+    return Agent(api, llm, settings, index, approvals=approvals, memory=memory,
+                 router=router_for(settings, pack, index) if router else None,
+                 pending=PendingChanges(engine, settings.confirm_ttl_s), prompts=pack.prompts)

@@ -1,0 +1,144 @@
+"""Confirmation before consequential writes: describe the verified change, keep it, and let the user's next
+message decide.
+
+* Offer: a verified plan whose writes need the user's "yes" (the pack marks them ``confirm``; or every
+  write, or none: ``CHOPS_CONFIRM_WRITES``) is not committed. Its dry run's diff is described to the user
+  in their language, and the exact plan is kept (``chops.pending``) with the idempotency key its commit will
+  use and an expiry.
+* Decide: the next message is read by the model — yes, no, or something else, in any wording or language
+  (no keyword list). Yes commits exactly that plan after a fresh dry run against the current state: when
+  the state moved (another diff), the new change is described and asked about again; when it is refused
+  now, nothing is written and the user is told why. No drops it. Anything else drops it too, and the
+  message is handled as the new request it is. A yes after the expiry commits nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+
+from chops.domain.operations import Operation
+from chops.domain.outcomes import Change, Outcome
+from chops.domain.system import SystemApi
+from chops.pipeline.context import TurnContext
+from chops.pipeline.prompting import messages
+from chops.pipeline.replies import change_lines, confirm_reply, operation_reply, pending_reply
+
+PENDING_OUTCOME = "pending_confirmation"  # the turn outcome of a change described and waiting for the yes
+
+
+class ConfirmationAnswer(BaseModel):
+    """The user's answer to "shall I go ahead?"."""
+
+    answer: Literal["yes_go_ahead", "no_do_not", "something_else"]
+
+
+class PendingStore(Protocol):
+    """Where described changes wait (``chops.pending.PendingChanges``)."""
+
+    def offer(self, *, conversation_id: str, nickname: str, steps: list[tuple[str, dict[str, Any]]],
+              diff: list[dict[str, Any]], description: str, idempotency_key: str) -> Any: ...
+
+    def open_for(self, conversation_id: str) -> Any | None: ...
+
+    def close(self, change_id: int, state: str) -> bool: ...
+
+
+@dataclass
+class Decided:
+    """A turn the pending change decided: the reply and the turn's fields."""
+
+    reply: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+def needs_yes(operations: Mapping[str, Operation], names: Sequence[str], mode: str) -> bool:
+    """True when a plan of writes ``names`` waits for the user's yes under ``mode`` (pack / all / none)."""
+    if mode == "none":
+        return False
+    return mode == "all" or any(operations[n].confirm for n in names)
+
+
+class Confirmation:
+    """Offers changes for the user's yes and decides them on the next message."""
+
+    def __init__(self, llm: Any, api: SystemApi, store: PendingStore, mode: str = "pack") -> None:
+        self.llm, self.api, self.store, self.mode = llm, api, store, mode
+
+    def needed(self, names: Sequence[str]) -> bool:
+        """Whether a verified plan of writes ``names`` must wait for the yes."""
+        return needs_yes(self.api.operations, names, self.mode)
+
+    def offer(self, ctx: TurnContext, steps: list[tuple[str, dict[str, Any]]], diff: list[Change], *,
+              conversation_id: str, key: str, lang: str) -> tuple[str, dict[str, Any]]:
+        """Keep the plan and return (the question to the user, the pending change as the turn shows it)."""
+        pairs = [(self.api.operations[name], args) for name, args in steps]
+        description = change_lines(pairs, diff, lang)
+        kept = self.store.offer(conversation_id=conversation_id, nickname=ctx.nickname, steps=steps,
+                                diff=[c.model_dump(mode="json") for c in diff], description=description,
+                                idempotency_key=key)
+        shown = {"id": kept.id, "operations": [name for name, _ in steps], "description": description,
+                 "expires_at": kept.expires_at.isoformat() + "Z"}
+        ctx.trace.step("confirm_offer", pending=kept.id, operations=shown["operations"], idempotency_key=key)
+        return confirm_reply(description, lang), shown
+
+    def decide(self, ctx: TurnContext, conversation_id: str, *, turn_key: str, key: str,
+               lang: str) -> Decided | None:
+        """The turn, when the conversation's open change decides it; None when there is none or the message
+        is something else (the change is then dropped and the message handled as a new request)."""
+        change = self.store.open_for(conversation_id)
+        if change is None:
+            return None
+        msgs = messages("pipeline_confirm", question=change.description, request=ctx.text)
+        out, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
+            "classifier", msgs, ConfirmationAnswer, ledger=lg), route="confirm", pending=change.id)
+        step["answer"] = out.answer
+        if out.answer == "something_else":
+            self.store.close(change.id, "dropped")
+            return None
+        fields = {"route": "system", "operation": change.steps[0][0], "args": change.steps[0][1]}
+        if out.answer == "no_do_not":
+            self.store.close(change.id, "declined")
+            return Decided(pending_reply("declined", lang), {**fields, "outcome": "declined"})
+        if change.lapsed():
+            self.store.close(change.id, "lapsed")
+            return Decided(pending_reply("lapsed", lang), {**fields, "outcome": "lapsed"})
+        return self._commit(ctx, change, fields, conversation_id=conversation_id, turn_key=turn_key, key=key,
+                            lang=lang)
+
+    def _commit(self, ctx: TurnContext, change: Any, fields: dict[str, Any], *, conversation_id: str,
+                turn_key: str, key: str, lang: str) -> Decided:
+        """The yes: re-check against the current state, then commit exactly the kept plan."""
+        ops = self.api.operations
+        again = self.api.call_plan(ctx.nickname, change.steps, dry_run=True)
+        ctx.trace.step("confirm_recheck", pending=change.id, outcome=str(again.outcome))
+        if not again.outcome.succeeded:
+            self.store.close(change.id, "refused")
+            failed = next(r for r in again.steps if not r.outcome.succeeded) if again.steps else again
+            name, args = change.steps[len(again.steps) - 1] if again.steps else change.steps[0]
+            return Decided(operation_reply(ops[name], failed, args, lang), {**fields, "outcome": str(failed.outcome)})
+        if [c.model_dump(mode="json") for c in again.diff] != change.diff:  # the state moved: ask again
+            self.store.close(change.id, "superseded")
+            question, shown = self.offer(ctx, change.steps, again.diff, conversation_id=conversation_id, key=key,
+                                         lang=lang)
+            return Decided(pending_reply("moved", lang) + "\n" + question,
+                           {**fields, "outcome": PENDING_OUTCOME, "pending": shown})
+        real = self.api.call_plan(ctx.nickname, change.steps, idempotency_key=change.idempotency_key,
+                                  request_id=turn_key)
+        ctx.trace.step("commit", operation=change.steps[0][0], outcome=str(real.outcome), committed=real.committed,
+                       replayed=real.replayed, idempotency_key=change.idempotency_key, confirmed=True,
+                       diff=[c.model_dump() for c in real.diff])
+        ctx.trace.emit("commit", {"operation": change.steps[0][0], "operations": [n for n, _ in change.steps],
+                                  "committed": real.committed, "queued": False, "outcome": str(real.outcome)})
+        self.store.close(change.id, "committed" if real.committed else "refused")
+        steps = real.steps or [real]
+        lines = [operation_reply(ops[name], r, args, lang) for (name, args), r in zip(change.steps, steps)]
+        outcome = real.outcome if real.committed else next((r.outcome for r in steps if not r.outcome.succeeded),
+                                                           Outcome.REFUSED_PRECONDITION)
+        ctx.trace.info["confirmed"] = real.committed
+        return Decided("\n".join(lines), {**fields, "outcome": str(outcome), "committed": real.committed,
+                                          "steps": [{"operation": n, "args": a, "outcome": str(r.outcome)}
+                                                    for (n, a), r in zip(change.steps, steps)]})

@@ -1,0 +1,56 @@
+"""Look up, then act: what the operations executor has read this turn, as the next step's prompt sees it
+and as grounding counts it.
+
+A pack marks a read ``observe`` when its result is something to act on (an order's items, a product's
+variants) rather than the answer itself. The executor runs such reads, shows their compact results in its
+next prompt, and proposes the next call, the write(s) or the answer. A value any of them returned (or one
+of the profile's ``grounding_values``) may then be an argument though the user never typed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from chops.pipeline.context import Step, TurnContext, dumps
+from chops.pipeline.prompting import clip, fragment, section
+
+RESULT_CLIP = 900  # characters of one look-up's result in the next prompt: a few order lines or variants
+
+
+def leaves(data: Any) -> set[str]:
+    """Every scalar in ``data`` (and every string key: ids are often keys), as text."""
+    found: set[str] = set()
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found |= {k for k in item if isinstance(k, str)}
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif item is not None and not isinstance(item, bool):
+            found.add(str(item))
+    return found
+
+
+def looked_up(ctx: TurnContext, lookups: Iterable[Step]) -> set[str]:
+    """The values arguments may take from look-ups: the profile's, and what this turn's reads returned."""
+    values = {str(v) for v in ctx.profile.grounding_values()}
+    for step in lookups:
+        if step.result is not None and step.result.outcome.succeeded:
+            values |= leaves(step.result.data)
+    return values
+
+
+def observation(n: int, step: Step) -> str:
+    """One look-up as the executor's next prompt shows it."""
+    res = step.result
+    args = ", ".join(f"{k}={v!r}" for k, v in step.args.items())
+    shown = clip(dumps(res.data), RESULT_CLIP) if res.outcome.succeeded else f"{res.outcome}: {res.message}"
+    return fragment("observation", n=n, operation=step.operation, args=args, result=shown)
+
+
+def observations_section(lookups: list[Step]) -> str:
+    """The look-ups made so far for this message, or "" (then the prompt is exactly as without look-ups)."""
+    return section("observations", [observation(i, s) for i, s in enumerate(lookups, 1)])

@@ -1,0 +1,206 @@
+"""Look up, then act; and confirmation before a write — on a made-up shop whose reads are look-ups and whose
+write waits for the customer's yes. The model is scripted; the pending changes live in a real SQLite table."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from chops import tables as ct
+from chops.db import make_engine
+from chops.llm import ScriptedLLM
+from chops.migrate import AGENT, upgrade_histories
+from chops.pending import PendingChanges
+from chops.pipeline import Agent
+from chops.settings import get_settings
+from tests.unit.pipeline_support import FakeIndex, call, prompt_text, to_system, verdict
+from tests.unit.shop_fake import ShopApi
+
+YES, NO, OTHER = ({"answer": a} for a in ("yes_go_ahead", "no_do_not", "something_else"))
+EXCHANGE = call("Exchange", order_id="#A1", item_id="i-blue", new_item_id="i-red")
+
+
+class Approvals:
+    """No approval policies; records what would have gone to staff."""
+
+    def __init__(self) -> None:
+        self.queued: list[dict] = []
+
+    def needs_approval(self, operation: str) -> bool:
+        return False
+
+    def queue_approval(self, **kwargs) -> int:
+        self.queued.append(kwargs)
+        return len(self.queued)
+
+
+@pytest.fixture
+def shop(tmp_path):
+    """(agent, shop, model, pending changes, approvals) over a fresh SQLite file."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'shop.db'}")
+    upgrade_histories(engine, [AGENT])  # the agent's own tables (the shop is in memory)
+    api, llm, approvals = ShopApi(), ScriptedLLM(), Approvals()
+    pending = PendingChanges(engine, ttl_s=600)
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=approvals, pending=pending)
+    return agent, api, llm, pending, approvals
+
+
+def ask_exchange(agent, llm, text="Please swap the lamp in order #A1 for the red one", key="c1:1"):
+    """The customer asks; the model looks the order and the variants up, then proposes the exchange."""
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1"))
+    llm.enqueue("executor", call("GetVariants", item_id="i-blue"))
+    llm.enqueue("executor", EXCHANGE).enqueue("verifier", verdict(9))
+    return agent.handle("ann", text, turn_key=key, conversation_id="c1")
+
+
+def states(engine_or_pending) -> list[str]:
+    with engine_or_pending.engine.connect() as conn:
+        return [r.state for r in conn.execute(sa.select(ct.pending_change).order_by(ct.pending_change.c.id))]
+
+
+def test_looks_up_then_describes_the_change_and_writes_nothing_until_yes(shop):
+    agent, api, llm, pending, _ = shop
+    before = api.state["orders"]["#A1"].copy()
+    result = ask_exchange(agent, llm)
+    # The second and third executor prompts carried what the look-ups returned.
+    assert "GetOrder(order_id='#A1')" in prompt_text(llm, "executor", 1) and "desk lamp (blue)" in prompt_text(
+        llm, "executor", 1)
+    assert "desk lamp (red)" in prompt_text(llm, "executor", 2)
+    # i-blue and i-red were never typed: grounded by the look-ups, so the plan stands as proposed.
+    assert result.operation == "Exchange" and result.args["new_item_id"] == "i-red"
+    assert result.outcome == "pending_confirmation" and not result.committed
+    assert result.pending["operations"] == ["Exchange"] and "exchange requested" in result.pending["description"]
+    assert "Shall I go ahead?" in result.reply and "2.5" in result.reply  # the diff, price difference included
+    assert api.state["orders"]["#A1"] == before and api.audit == []
+    assert states(pending) == ["open"] and result.trace["pending"]["id"] == result.pending["id"]
+
+
+def test_yes_commits_exactly_the_described_plan(shop):
+    agent, api, llm, pending, _ = shop
+    ask_exchange(agent, llm)
+    llm.enqueue("classifier", YES)
+    result = agent.handle("ann", "yes, go ahead", turn_key="c1:2", conversation_id="c1")
+    assert result.committed and result.trace["confirmed"] is True and result.outcome == "ok"
+    assert api.state["orders"]["#A1"]["status"] == "exchange requested"
+    assert api.state["orders"]["#A1"]["exchange"] == ["i-blue", "i-red"]
+    assert [a["operation"] for a in api.audit] == ["Exchange"] and states(pending) == ["committed"]
+    assert "Done" in result.reply
+    assert "swap the lamp" in prompt_text(llm, "classifier", -1) or "Exchange" in prompt_text(llm, "classifier", -1)
+    # A second yes finds nothing open: it is a new message, not a second commit.
+    llm.enqueue("classifier", {"route": "small_talk"}).enqueue("classifier", {"route": "thanks_or_goodbye"})
+    agent.handle("ann", "yes", turn_key="c1:3", conversation_id="c1")
+    assert len(api.audit) == 1
+
+
+def test_no_drops_the_change_and_nothing_is_written(shop):
+    agent, api, llm, pending, _ = shop
+    ask_exchange(agent, llm)
+    llm.enqueue("classifier", NO)
+    result = agent.handle("ann", "hmm, no, leave it", turn_key="c1:2", conversation_id="c1")
+    assert result.outcome == "declined" and not result.committed and "not changed anything" in result.reply
+    assert api.state["orders"]["#A1"]["status"] == "delivered" and api.audit == []
+    assert states(pending) == ["declined"]
+
+
+def test_a_moved_state_is_described_again_not_committed(shop):
+    agent, api, llm, pending, _ = shop
+    ask_exchange(agent, llm)
+    api.state["variants"]["i-red"]["price"] = 35.0  # the price changed while the customer was reading
+    llm.enqueue("classifier", YES)
+    result = agent.handle("ann", "yes", turn_key="c1:2", conversation_id="c1")
+    assert not result.committed and result.outcome == "pending_confirmation" and "5.0" in result.reply
+    assert "changed since I described" in result.reply and api.audit == []
+    assert states(pending) == ["superseded", "open"]
+    llm.enqueue("classifier", YES)
+    assert agent.handle("ann", "ok yes", turn_key="c1:3", conversation_id="c1").committed
+    assert api.state["orders"]["#A1"]["price_difference"] == 5.0
+
+
+def test_a_change_refused_on_recheck_writes_nothing(shop):
+    agent, api, llm, pending, _ = shop
+    ask_exchange(agent, llm)
+    api.state["orders"]["#A1"]["status"] = "cancelled"
+    llm.enqueue("classifier", YES)
+    result = agent.handle("ann", "yes", turn_key="c1:2", conversation_id="c1")
+    assert not result.committed and result.outcome == "refused_precondition" and api.audit == []
+    assert states(pending) == ["refused"]
+
+
+def test_a_late_yes_commits_nothing(shop, tmp_path):
+    agent, api, llm, pending, _ = shop
+    pending.ttl_s = 0.01
+    ask_exchange(agent, llm)
+    time.sleep(0.05)
+    llm.enqueue("classifier", YES)
+    result = agent.handle("ann", "yes", turn_key="c1:2", conversation_id="c1")
+    assert result.outcome == "lapsed" and not result.committed and "too long" in result.reply
+    assert api.audit == [] and states(pending) == ["lapsed"]
+
+
+def test_another_request_in_between_drops_the_change_and_is_handled(shop):
+    agent, api, llm, pending, _ = shop
+    ask_exchange(agent, llm)
+    llm.enqueue("classifier", OTHER)
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #A2 is pending."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "wait, what is the status of #A2?", turn_key="c1:2", conversation_id="c1")
+    assert result.reply == "Order #A2 is pending." and not result.committed
+    assert api.audit == [] and states(pending) == ["dropped"]
+
+
+def test_chinese_gets_the_question_in_chinese(shop):
+    agent, api, llm, _, _ = shop
+    result = ask_exchange(agent, llm, text="请把订单#A1里的台灯换成红色的")
+    assert "要继续吗" in result.reply and result.outcome == "pending_confirmation"
+    llm.enqueue("classifier", NO)
+    assert "没有做任何修改" in agent.handle("ann", "算了", turn_key="c1:2", conversation_id="c1").reply
+
+
+def test_a_value_neither_typed_nor_looked_up_is_not_used(shop):
+    agent, api, llm, pending, _ = shop
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1"))
+    # i-green was never looked up (no variants read) nor typed: dropped, so nothing is offered.
+    llm.enqueue("executor", call("Exchange", order_id="#A1", item_id="i-blue", new_item_id="i-green"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "exchange my lamp in #A1", turn_key="c1:1", conversation_id="c1")
+    assert result.args["new_item_id"] is None and result.outcome == "refused_missing_args"
+    assert result.pending is None and states(pending) == []
+
+
+def test_another_customers_order_cannot_be_looked_up(shop):
+    agent, api, llm, _, _ = shop
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#B1"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "I cannot find that order."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "what's in order #B1?", turn_key="c1:1", conversation_id="c1")
+    assert "not_in_system" in prompt_text(llm, "executor", 1) and "desk lamp" not in prompt_text(llm, "executor", 1)
+    assert result.reply == "I cannot find that order."
+
+
+def test_the_step_budget_ends_the_look_ups_with_a_clear_reply(shop):
+    agent, api, llm, _, _ = shop
+    agent.executor.steps = 2
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1"))
+    llm.enqueue("executor", call("GetOrder", order_id="#A2"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "tell me about #A1 and #A2", turn_key="c1:1", conversation_id="c1")
+    # The last step's look-up is the answer itself (its result, the read reply); nothing loops on.
+    assert result.operation == "GetOrder" and "Order #A2" in result.reply and llm.pending() == {}
+
+
+def test_without_a_conversation_to_ask_in_the_write_goes_to_staff(shop):
+    agent, api, llm, _, approvals = shop
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", call("GetVariants", item_id="i-blue"))
+    llm.enqueue("executor", EXCHANGE).enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "swap the lamp in #A1 for the red one", turn_key="k:1")
+    assert result.queued and not result.committed and api.audit == []
+    assert approvals.queued[0]["operation"] == "Exchange"
