@@ -69,7 +69,8 @@ def test_a_referenced_table_is_rebuilt_with_every_row(db_url, tmp_path):
         if backend == "sqlite":
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1  # back on for the pool
     engine.dispose()
-    assert snapshot(db_url) == before
+    after = snapshot(db_url)  # revisions since the baseline may have added tables
+    assert {table: after[table] for table in before} == before
     scripts.cache_clear()
 
 

@@ -138,6 +138,37 @@ def test_an_older_database_gets_the_tables_it_lacks(sqlite_url):
     assert {t: after[t] for t in before} == before
 
 
+# chops_pending_change as releases between the baseline and migrations created it (main b933ff1 .. 96dfe7e).
+PENDING_DDL = {"sqlite": """CREATE TABLE chops_pending_change (id INTEGER NOT NULL, conversation_id VARCHAR(36)
+    NOT NULL, nickname VARCHAR(64) NOT NULL, created_at DATETIME NOT NULL, expires_at DATETIME NOT NULL,
+    idempotency_key VARCHAR(191) NOT NULL, steps_json TEXT NOT NULL, diff_json TEXT NOT NULL, description TEXT
+    NOT NULL, state VARCHAR(16) DEFAULT 'open' NOT NULL, resolved_at DATETIME, PRIMARY KEY (id))""",
+               "mariadb": """CREATE TABLE IF NOT EXISTS chops_pending_change (id INT NOT NULL AUTO_INCREMENT,
+    conversation_id VARCHAR(36) NOT NULL, nickname VARCHAR(64) NOT NULL, created_at DATETIME NOT NULL,
+    expires_at DATETIME NOT NULL, idempotency_key VARCHAR(191) NOT NULL, steps_json TEXT NOT NULL,
+    diff_json LONGTEXT NOT NULL, description TEXT NOT NULL, state VARCHAR(16) NOT NULL DEFAULT 'open',
+    resolved_at DATETIME NULL, PRIMARY KEY (id), KEY ix_pending_conversation_state (conversation_id, state))
+    ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"""}
+
+
+def test_a_table_a_later_release_created_before_migrations_is_adopted(db_url, backend):
+    legacy_database(db_url, backend)
+    engine = make_engine(db_url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(PENDING_DDL[backend])
+        if backend == "sqlite":
+            conn.exec_driver_sql("CREATE INDEX ix_pending_conversation_state ON chops_pending_change "
+                                 "(conversation_id, state)")
+        conn.exec_driver_sql("INSERT INTO chops_pending_change (conversation_id, nickname, created_at, expires_at, "
+                             "idempotency_key, steps_json, diff_json, description) VALUES ('c-1', 'Lena', "
+                             "'2026-11-21 10:00:00', '2026-11-21 10:10:00', 'p-1', '[]', '[]', 'Limit 20 -> 40')")
+    engine.dispose()
+    before = snapshot(db_url)
+    cli_upgrade(db_url)
+    assert snapshot(db_url) == before
+    assert versions(db_url) == {h.name: heads(h) for h in HISTORIES}
+
+
 def test_an_empty_database_is_created_at_head_then_left_alone(db_url, backend):
     out = cli_upgrade(db_url)
     # SQLite takes the fast path (create_all + stamp); MariaDB replays the migrations (table options).
