@@ -214,7 +214,8 @@ def upgrade() -> None:
             sa.PrimaryKeyConstraint('conversation_id'),
             **TABLE_OPTIONS,
         )
-        op.create_index('ix_conversation_state_state', 'chops_conversation_state', ['state', 'changed_at'], unique=False)
+        op.create_index('ix_conversation_state_state', 'chops_conversation_state', ['state', 'changed_at'],
+                        unique=False)
 
     if "chops_turn" not in present:
         op.create_table('chops_turn',
