@@ -87,3 +87,20 @@ def test_a_revision_that_breaks_references_rolls_everything_back(sqlite_url, tmp
     engine.dispose()
     assert snapshot(sqlite_url) == before
     scripts.cache_clear()
+
+
+def test_a_pack_without_migrations_gets_its_missing_tables_only(sqlite_url):
+    """``migrations = None``: the tables are created when missing, never altered, and no version is kept."""
+    metadata = sa.MetaData()
+    sa.Table("lib_book", metadata, sa.Column("id", sa.Integer, primary_key=True), sa.Column("title", sa.Text))
+    engine = make_engine(sqlite_url)
+    steps = upgrade_histories(engine, [AGENT, History("lib", metadata, None)])
+    assert [(s.history, s.action) for s in steps] == [("chops", "created"), ("lib", "checked")]
+    with engine.begin() as conn:
+        conn.exec_driver_sql("INSERT INTO lib_book (title) VALUES ('Dune')")
+    assert [s.action for s in upgrade_histories(engine, [AGENT, History("lib", metadata, None)])] == \
+        ["current", "checked"]
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT title FROM lib_book").all() == [("Dune",)]
+        assert not sa.inspect(conn).has_table("lib_alembic_version")
+    engine.dispose()
