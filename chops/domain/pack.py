@@ -31,6 +31,7 @@ class DomainPack(Protocol):
     name: str
     router_examples: Path  # JSONL of {"text", "route"}: made-up messages of every route (``chops.router``)
     prompts: Path | None  # the pack's own prompt files (its wording, its made-up examples), used before prompts/
+    closing_question: bool  # a finished request's reply asks "anything else?" (a shop's manners; CPHOS: no)
     metadata: sa.MetaData  # the pack's own tables (never the agent's ``chops_*``)
     # The directory of the tables' Alembic history (env.py, script.py.mako, versions/; first revision: the
     # baseline), ship it as package data. None: the tables are created when missing and never altered.
