@@ -17,15 +17,17 @@ from alembic.runtime.migration import MigrationContext
 from click.testing import CliRunner
 
 from apis.cphos.pack import pack as cphos
-from apis.retail.db import HISTORY as RETAIL
 from chops.cli import main
 from chops.db import make_engine
+from chops.domain.pack import available_packs, load_pack
 from chops.migrate import AGENT, History, alembic_config, context_options, current, heads, histories, revision, \
     scripts
 
 ROOT = Path(__file__).resolve().parents[2]
-# The agent's history and every pack's (retail's pack object is not written yet: its history directly).
-HISTORIES = {h.name: h for h in (*histories(cphos), RETAIL)}
+# The agent's history and every installed pack's.
+HISTORIES = {AGENT.name: AGENT} | {h.name: h for name in available_packs() for h in histories(load_pack(name))[1:]
+                                   if h.directory is not None}
+assert {"cphos", "retail"} <= set(HISTORIES)
 
 
 def replay(conn: sa.Connection, history: History) -> None:

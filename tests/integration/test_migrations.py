@@ -98,8 +98,8 @@ def versions(url: str) -> dict[str, set[str]]:
     return out
 
 
-def cli_upgrade(url: str) -> str:
-    result = CliRunner().invoke(main, ["db", "upgrade", "--domain", "cphos", "--database-url", url],
+def cli_upgrade(url: str, domain: str = "cphos") -> str:
+    result = CliRunner().invoke(main, ["db", "upgrade", "--domain", domain, "--database-url", url],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.output
