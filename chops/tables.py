@@ -1,8 +1,9 @@
 """The agent's own tables (``chops_*``): audit log (and its staff actors), conversations, turns, approvals,
 policies, staff accounts and sign-in attempts, the support desk's states and events, ratings, solution
 memory, admission tickets. They belong to the agent, whatever business it serves, and have their own
-``MetaData``; a domain pack's tables have theirs (CPHOS: ``apis.cphos.tables``). ``db/schema.sql`` holds the
-MySQL DDL of both (a MariaDB test compares them).
+``MetaData``; a domain pack's tables have theirs (CPHOS: ``apis.cphos.tables``). A change here comes with a
+migration (``chops/migrations``, history ``chops``: ``chops db revision chops -m ...``, README "Schema
+changes"); ``db/schema.sql`` holds the MySQL DDL of both (tests compare the three).
 """
 
 from __future__ import annotations

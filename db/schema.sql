@@ -1,7 +1,8 @@
--- CHOPS: MySQL/MariaDB DDL, the source of truth for the tables (utf8mb4, InnoDB).
--- apis/tables.py must agree with this file; tests/integration/test_schema.py loads it into
--- MariaDB, reflects it and compares. Every statement is idempotent (IF NOT EXISTS), and
--- `chops db init` runs this file on MySQL. Statements are separated by ";" at a line end.
+-- CHOPS: MySQL/MariaDB DDL of the agent's tables and the CPHOS pack's (utf8mb4, InnoDB): the reference a DBA
+-- reads. The tables are created and upgraded by the Alembic migrations (`chops db upgrade`: chops/migrations,
+-- apis/cphos/migrations), written from the metadata (chops/tables.py, apis/cphos/tables.py). A change to the
+-- metadata comes with a migration and an edit here: tests/integration/test_schema.py loads this file into
+-- MariaDB and proves it, the metadata and the migrations agree. Statements are separated by ";" at a line end.
 
 -- ---- the CPHOS system (upstream names; no foreign keys: the upstream data has orphans) ----
 

@@ -1,4 +1,5 @@
-"""Schema creation for SQLite (the embedded default) and MySQL/MariaDB: the agent's tables and CPHOS's."""
+"""The CPHOS pack's schema: its tables' migration history (``migrations/``, version table
+``cphos_alembic_version``) beside the agent's, on SQLite (the embedded default) and MySQL/MariaDB."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from apis.cphos.tables import metadata
+from chops import migrate
 from chops import tables as agent_tables
-from chops.db import is_mysql
 
 # The agent's own tables and the CPHOS tables: what ``init_schema`` creates and ``db/schema.sql`` holds.
 METADATAS = (agent_tables.metadata, metadata)
+
+MIGRATIONS = Path(__file__).resolve().with_name("migrations")
+HISTORY = migrate.pack_history("cphos", metadata, MIGRATIONS)  # the pack's own (CphosPack names the same)
 
 SCHEMA_SQL = Path(__file__).resolve().parents[2] / "db" / "schema.sql"
 
@@ -23,16 +27,7 @@ def schema_statements(path: Path = SCHEMA_SQL) -> list[str]:
     return [s.strip() for s in text.split(";\n") if s.strip().rstrip(";").strip()]
 
 
-def init_schema(engine: sa.Engine) -> None:
-    """Create every table that does not exist yet (idempotent).
-
-    MySQL runs ``db/schema.sql`` (the source of truth); other databases ``create_all`` of ``METADATAS``.
-    ``tests/integration/test_schema.py`` proves the two agree.
-    """
-    if is_mysql(engine):
-        with engine.begin() as conn:
-            for stmt in schema_statements():
-                conn.exec_driver_sql(stmt.rstrip(";"))
-    else:
-        for md in METADATAS:
-            md.create_all(engine)
+def init_schema(engine: sa.Engine) -> list[migrate.Step]:
+    """Bring the agent's tables and the CPHOS tables to their newest revision: create them on an empty
+    database, upgrade an older one (``chops.migrate.upgrade``, what ``chops db upgrade`` runs)."""
+    return migrate.upgrade_histories(engine, (migrate.AGENT, HISTORY))

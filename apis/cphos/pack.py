@@ -8,7 +8,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from apis.cphos import tables as t
-from apis.cphos.db import init_schema
+from apis.cphos.db import MIGRATIONS
 from apis.cphos.loaders import load_cphos, seed_demo
 from apis.cphos.service import Api
 
@@ -20,14 +20,12 @@ class CphosPack:
     router_examples = Path(__file__).with_name("router_examples.jsonl")
     closing_question = False  # replies stay as the CPHOS figures were measured
     prompts = Path(__file__).with_name("prompts")  # CPHOS's wording and made-up examples, over the generic prompts/
+    metadata = t.metadata
+    migrations = MIGRATIONS  # the cmf_tp_* tables' history (version table cphos_alembic_version)
 
     def api(self, engine: sa.Engine) -> Api:
         """The CPHOS ``Api`` (ten typed operations) over ``engine``."""
         return Api(engine)
-
-    def create_schema(self, engine: sa.Engine) -> None:
-        """The ``cmf_tp_*`` tables and the agent's ``chops_*`` tables (``db/schema.sql`` on MySQL)."""
-        init_schema(engine)
 
     def has_users(self, engine: sa.Engine) -> bool:
         """True when ``cmf_tp_member`` holds a row."""

@@ -1,5 +1,6 @@
-"""The CPHOS system's tables (SQLAlchemy Core, their own ``MetaData``). They must agree with
-``db/schema.sql`` (a MariaDB test compares them).
+"""The CPHOS system's tables (SQLAlchemy Core, their own ``MetaData``). A change here comes with a migration
+(``apis/cphos/migrations``: ``chops db revision cphos -m ...``) and an edit of ``db/schema.sql`` (tests
+compare the three).
 
 The nine ``cmf_tp_*`` tables mirror the CPHOS MySQL system (column names as upstream; the member
 column ``limit`` and the exam column ``show`` are reserved words, SQLAlchemy quotes them). The agent's

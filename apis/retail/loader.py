@@ -14,18 +14,17 @@ from typing import Any, Iterable
 import sqlalchemy as sa
 
 from apis.retail import tables as t
+from apis.retail.db import init_schema
 from apis.retail.document import Document
 from apis.retail.views import money
-from chops import tables as agent_tables
 
 BATCH = 2000  # rows per executemany
 
 
 def create_schema(engine: sa.Engine) -> None:
-    """The ``retail_*`` tables and the agent's own ``chops_*`` tables that do not exist yet (idempotent).
-    ``create_all`` on MariaDB gives the same tables as ``db/schema.sql`` (``tests/integration/test_schema.py``)."""
-    agent_tables.metadata.create_all(engine)
-    t.metadata.create_all(engine)
+    """The ``retail_*`` tables and the agent's own ``chops_*`` tables, created or brought up to date by their
+    migrations (``apis.retail.db.init_schema``; idempotent)."""
+    init_schema(engine)
 
 
 def document_path(directory: Path) -> Path:

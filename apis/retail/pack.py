@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from apis.retail import loader
 from apis.retail import tables as t
+from apis.retail.db import MIGRATIONS
 from apis.retail.demo import demo_document
 from apis.retail.service import RetailApi
 
@@ -47,14 +48,12 @@ class RetailPack:
     router_examples = Path(__file__).with_name("router_examples.jsonl")
     prompts = None  # the generic prompts/ until the pack has its own wording
     closing_question = True  # a shop's manners (and tau2's users): "Is there anything else I can help you with?"
+    metadata = t.metadata
+    migrations = MIGRATIONS  # the retail_* tables' history (version table retail_alembic_version)
 
     def api(self, engine: sa.Engine) -> RetailApi:
         """The shop's ``RetailApi`` (fifteen typed operations) over ``engine``."""
         return RetailApi(engine)
-
-    def create_schema(self, engine: sa.Engine) -> None:
-        """The ``retail_*`` tables and the agent's ``chops_*`` tables (idempotent)."""
-        loader.create_schema(engine)
 
     def has_users(self, engine: sa.Engine) -> bool:
         """True when ``retail_customer`` holds a row."""

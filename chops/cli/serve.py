@@ -21,13 +21,14 @@ def serve(host: str, port: int, database_url: str | None, demo: bool | None) -> 
 
     from chops.db import make_engine
     from chops.domain.pack import load_pack
+    from chops.migrate import upgrade
     from chops.settings import get_settings
     from chops.web.app import create_app
 
     settings = get_settings(database_url=database_url, demo_mode=demo)
     engine = make_engine(settings.resolved_database_url)
     pack = load_pack(settings.domain)
-    pack.create_schema(engine)  # idempotent: a fresh SQLite file becomes a working database
+    upgrade(engine, pack)  # a fresh SQLite file becomes a working database; an older one is upgraded
     if settings.demo_mode and not pack.has_users(engine):  # only ever into an empty system: never overwrites data
         pack.seed_demo(engine)
         click.echo(f"demo mode: seeded the {pack.name} demo users")

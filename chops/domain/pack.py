@@ -3,8 +3,13 @@ group (how Python plug-ins are found everywhere) and chosen with ``CHOPS_DOMAIN`
 company brings its own system as a package of its own, not as an edit of the agent.
 
 What a pack provides, behind this Protocol: the ``SystemApi`` over its database (its typed operations, the
-signed-in user's profile, the people a message may name), its schema, its demo data and its loader, and
-the labelled example messages the router is trained on.
+signed-in user's profile, the people a message may name), its tables and their migrations, its demo data
+and its loader, and the labelled example messages the router is trained on.
+
+Schema: a pack declares its tables (``metadata``, a ``MetaData`` of its own) and where their Alembic
+migrations live (``migrations``); ``chops.migrate.upgrade(engine, pack)`` — behind ``chops db upgrade``,
+``chops db init`` and ``chops serve`` — brings the agent's tables and the pack's to their newest revision,
+each history recorded in a version table of its own (``<name>_alembic_version``).
 """
 
 from __future__ import annotations
@@ -27,12 +32,13 @@ class DomainPack(Protocol):
     router_examples: Path  # JSONL of {"text", "route"}: made-up messages of every route (``chops.router``)
     prompts: Path | None  # the pack's own prompt files (its wording, its made-up examples), used before prompts/
     closing_question: bool  # a finished request's reply asks "anything else?" (a shop's manners; CPHOS: no)
+    metadata: sa.MetaData  # the pack's own tables (never the agent's ``chops_*``)
+    # The directory of the tables' Alembic history (env.py, script.py.mako, versions/; first revision: the
+    # baseline), ship it as package data. None: the tables are created when missing and never altered.
+    migrations: Path | None
 
     def api(self, engine: sa.Engine) -> SystemApi:
         """The system's API over ``engine`` (the acting user is always passed in by the caller)."""
-
-    def create_schema(self, engine: sa.Engine) -> None:
-        """Create the pack's tables and the agent's own that do not exist yet (idempotent)."""
 
     def has_users(self, engine: sa.Engine) -> bool:
         """True when the system holds any user (demo data is only ever seeded into an empty system)."""

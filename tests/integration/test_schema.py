@@ -1,17 +1,20 @@
-"""db/schema.sql and the table metadata (the agent's ``chops.tables`` and CPHOS's ``apis.cphos.tables``) agree:
-load the SQL into MariaDB, reflect, compare with the metadata; and ``create_all`` from the metadata on
-MariaDB reflects to the very same types."""
+"""db/schema.sql, the table metadata (the agent's ``chops.tables`` and CPHOS's ``apis.cphos.tables``) and the
+migrations agree: load the SQL into MariaDB, reflect, compare with the metadata; and the migrations
+(``init_schema``) and ``create_all`` from the metadata on MariaDB reflect to the very same types and table
+options. (tests/integration/test_migrations.py compares the migrations with the metadata on both backends.)"""
 
 from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
 
-from apis.cphos.db import METADATAS, init_schema, schema_statements
+from apis.cphos.db import HISTORY, METADATAS, init_schema, schema_statements
 from chops.db import make_engine
+from chops.migrate import AGENT
 from tests.conftest import mariadb_database
 
 TABLES = {name: table for md in METADATAS for name, table in md.tables.items()}
+VERSION_TABLES = {AGENT.version_table, HISTORY.version_table}
 
 
 def family(type_: sa.types.TypeEngine) -> str:
@@ -51,44 +54,64 @@ def second_mariadb():
         yield url
 
 
-@pytest.mark.mariadb
-def test_schema_sql_matches_metadata(mariadb_url):
-    engine = make_engine(mariadb_url)
+def table_options(engine: sa.Engine) -> dict[str, tuple[str, str]]:
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT table_name, engine, table_collation FROM information_schema.tables "
+                                    "WHERE table_schema = DATABASE()")).all()
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def load_schema_sql(engine: sa.Engine) -> None:
     with engine.begin() as conn:
         for stmt in schema_statements():
             conn.exec_driver_sql(stmt.rstrip(";"))
+
+
+@pytest.mark.mariadb
+def test_schema_sql_matches_metadata(mariadb_url):
+    engine = make_engine(mariadb_url)
+    load_schema_sql(engine)
     reflected = reflect(engine)
     assert set(reflected.tables) == set(TABLES)
     for name, table in TABLES.items():
         assert describe(reflected.tables[name], None) == describe(table, engine.dialect), name
-    with engine.connect() as conn:  # utf8mb4 + InnoDB everywhere
-        rows = conn.execute(sa.text("SELECT table_name, engine, table_collation FROM information_schema.tables "
-                                    "WHERE table_schema = DATABASE()")).all()
-    assert {(r[1], r[2].split("_")[0]) for r in rows} == {("InnoDB", "utf8mb4")}
+    # utf8mb4 + InnoDB everywhere
+    assert set(table_options(engine).values()) == {("InnoDB", "utf8mb4_unicode_ci")}
     engine.dispose()
 
 
 @pytest.mark.mariadb
-def test_create_all_reflects_like_schema_sql(mariadb_url, second_mariadb):
-    from_sql, from_meta = make_engine(mariadb_url), make_engine(second_mariadb)
-    init_schema(from_sql)  # MySQL path: runs schema.sql
-    for md in METADATAS:
-        md.create_all(from_meta)
-    a, b = reflect(from_sql), reflect(from_meta)
+def test_migrations_and_create_all_reflect_like_schema_sql(mariadb_url, second_mariadb):
+    """The three ways to write the schema agree on MariaDB: db/schema.sql, the migrations (what ``init_schema``
+    runs) and ``create_all``: columns with their MySQL types, keys, indexes and, for the migrations, the
+    table options."""
+    from_sql, from_migrations = make_engine(mariadb_url), make_engine(second_mariadb)
+    load_schema_sql(from_sql)
+    init_schema(from_migrations)
+    with mariadb_database() as third:
+        from_meta = make_engine(third)
+        for md in METADATAS:
+            md.create_all(from_meta)
+        expected, got, meta = reflect(from_sql), reflect(from_migrations), reflect(from_meta)
+        from_meta.dispose()
+    assert set(got.tables) == set(TABLES) | VERSION_TABLES
     for name in TABLES:
-        cols_a = [(c.name, str(c.type), c.nullable, c.autoincrement) for c in a.tables[name].columns]
-        cols_b = [(c.name, str(c.type), c.nullable, c.autoincrement) for c in b.tables[name].columns]
-        assert cols_a == cols_b, name
-        assert describe(a.tables[name], None) == describe(b.tables[name], None), name
+        cols = [[(c.name, str(c.type), c.nullable, c.autoincrement, str(c.server_default.arg) if c.server_default
+                  else None) for c in md.tables[name].columns] for md in (expected, got, meta)]
+        assert cols[0] == cols[1] == cols[2], name
+        assert describe(expected.tables[name], None) == describe(got.tables[name], None) \
+            == describe(meta.tables[name], None), name
+    options = table_options(from_migrations)
+    assert {options[name] for name in TABLES} == {("InnoDB", "utf8mb4_unicode_ci")}
     from_sql.dispose()
-    from_meta.dispose()
+    from_migrations.dispose()
 
 
 def test_init_schema_is_idempotent(db_url):
     engine = make_engine(db_url)
     init_schema(engine)
     init_schema(engine)
-    assert set(sa.inspect(engine).get_table_names()) == set(TABLES)
+    assert set(sa.inspect(engine).get_table_names()) == set(TABLES) | VERSION_TABLES
     engine.dispose()
 
 

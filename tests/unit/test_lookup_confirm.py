@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from chops import tables as ct
 from chops.db import make_engine
 from chops.llm import ScriptedLLM
+from chops.migrate import AGENT, upgrade_histories
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
 from chops.settings import get_settings
@@ -39,7 +40,7 @@ class Approvals:
 def shop(tmp_path):
     """(agent, shop, model, pending changes, approvals) over a fresh SQLite file."""
     engine = make_engine(f"sqlite:///{tmp_path / 'shop.db'}")
-    ct.metadata.create_all(engine)
+    upgrade_histories(engine, [AGENT])  # the agent's own tables (the shop is in memory)
     api, llm, approvals = ShopApi(), ScriptedLLM(), Approvals()
     pending = PendingChanges(engine, ttl_s=600)
     agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=approvals, pending=pending)
