@@ -1,0 +1,43 @@
+"""The real agent behind the conversation eval: one LLM and one guide index for the whole run, and per
+conversation a ``ConversationService`` over that conversation's own database, built through
+``chops.bootstrap`` as the web app and ``chops ask`` build theirs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def guide_index(settings: Any, pack: Any, guides_dir: Path | None = None) -> Any:
+    """The guide index the agent answers policy questions from: ``guides_dir``, else the pack's own
+    guides (``pack.guides``, when it has them), else the settings' ``guides_dir``. Built on first use."""
+    from chops.retrieval import GuideIndex
+
+    directory = Path(guides_dir or getattr(pack, "guides", None) or settings.guides_dir)
+    return GuideIndex.load_or_build(directory, settings)
+
+
+def agent_service_factory(settings: Any, pack: Any, *, llm: Any = None, index: Any = None,
+                          guides_dir: Path | None = None) -> tuple[Callable[[Any, Any], Any], Callable[[], None] | None]:
+    """(engine, api -> a ConversationService of the real agent, a closer for the LLM built here or None).
+
+    One LLM serves every conversation (the engine's slots and prompt caches are shared; the threads take
+    turns on it); the agent, its store and its pending changes live in the conversation's own database."""
+    from chops.bootstrap import build_agent
+    from chops.conversation import ConversationService
+    from chops.store import ConversationStore
+
+    own = llm is None
+    if own:
+        from chops.llm import build_llm
+
+        llm = build_llm(settings)
+    index = index if index is not None else guide_index(settings, pack, guides_dir)
+
+    def make(engine: Any, api: Any) -> Any:
+        store = ConversationStore(engine, api=api)
+        agent = build_agent(settings, pack, api, llm, index, engine=engine, approvals=store)
+        return ConversationService(store, agent)
+
+    return make, (llm.close if own and hasattr(llm, "close") else None)
