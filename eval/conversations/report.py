@@ -8,6 +8,7 @@ trials drawn from its n all pass), averaged over the tasks; pass_1 is then the m
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections import Counter, defaultdict
 from math import comb
@@ -177,10 +178,15 @@ def plot(summary: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def natural_key(task_id: str) -> tuple:
+    """Task ids in the order a person expects: "2" before "10", words alphabetically."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", str(task_id)))
+
+
 def write_report(out_dir: Path, records: list[dict], trials: int) -> dict[str, Any]:
     """Write ``summary.json``, ``report.md`` and ``report.png`` into ``out_dir``; returns the summary."""
     out_dir = Path(out_dir)
-    records = sorted(records, key=lambda r: (r["trial"], r["key"]))
+    records = sorted(records, key=lambda r: (r["trial"], natural_key(r["task_id"])))
     summary = summarize(records, trials)
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     (out_dir / "report.md").write_text(markdown(summary, records), encoding="utf-8")
