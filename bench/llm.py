@@ -43,6 +43,7 @@ def record(llm, settings) -> dict[str, list[tuple[str, list, type]]]:
     """The model calls each demo request makes, in order (the requests run once, for real)."""
     from apis.cphos.db import init_schema
     from apis.cphos.loaders import seed_demo
+    from apis.cphos.pack import pack as cphos_pack
     from apis.cphos.service import Api
     from chops.db import make_engine
     from chops.pipeline import Agent
@@ -66,7 +67,8 @@ def record(llm, settings) -> dict[str, list[tuple[str, list, type]]]:
             seed_demo(engine)
             calls.clear()
             api = Api(engine)
-            Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api)).handle(
+            Agent(api, llm, settings, index, approvals=ConversationStore(engine, api=api),
+                  prompts=cphos_pack.prompts).handle(
                 nick, text, turn_key=f"bench-llm-{kind}:1")
             out[kind] = list(calls)
             engine.dispose()

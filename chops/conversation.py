@@ -29,6 +29,7 @@ from chops.desk.log import Event, recent_events
 from chops.desk.notices import LATER, OFFER, notice, offer_reason, unfinished
 from chops.desk.states import State
 from chops.i18n import reply_language
+from chops.pipeline.replies import opening_reply
 from chops.records import TurnRecord, TurnResult
 
 HISTORY_TURNS = 10  # turns of context handed to the agent; keeps a long conversation cheap
@@ -63,6 +64,12 @@ class ConversationService:
     def start(self, nickname: str, channel: str) -> str:
         """A new conversation of ``nickname`` on ``channel`` (``widget``, ``cli``, ``eval``...); its id."""
         return self.store.create(nickname, channel)
+
+    @staticmethod
+    def greeting(lang: str) -> str:
+        """The agent's opening line in ``lang``: the agent speaks first (the widget shows it when it opens,
+        the conversation evaluation plays it to the user). A fixed line of the catalog: no model call."""
+        return opening_reply(lang)
 
     def hold(self, conversation_id: str, nickname: str, text: str) -> tuple[Event, State] | None:
         """While staff have the conversation (waiting/staff), store ``text`` for them: (event, state);

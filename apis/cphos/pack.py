@@ -18,7 +18,7 @@ class CphosPack:
 
     name = "cphos"
     router_examples = Path(__file__).with_name("router_examples.jsonl")
-    prompts = None  # the generic prompts/ speak CPHOS's language still (issue 22: to move into the pack)
+    prompts = Path(__file__).with_name("prompts")  # CPHOS's wording and made-up examples, over the generic prompts/
 
     def api(self, engine: sa.Engine) -> Api:
         """The CPHOS ``Api`` (ten typed operations) over ``engine``."""

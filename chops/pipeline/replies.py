@@ -112,6 +112,11 @@ CONVERSATION_REPLIES = {
 }
 
 
+def opening_reply(lang: str) -> str:
+    """The agent's first words, before the user has written anything (the agent speaks first)."""
+    return translate(lang, N_("Hi! How can I help you today?"))
+
+
 def conversation_reply(route: str, lang: str) -> str:
     """The fixed reply of a conversational route, in ``lang``."""
     return translate(lang, CONVERSATION_REPLIES[route])

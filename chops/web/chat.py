@@ -18,7 +18,8 @@ from flask import Blueprint, jsonify, request
 
 from chops.desk import DeskError
 from chops.desk.log import MESSAGE_KINDS, recent_events
-from chops.i18n import reply_language
+from chops.conversation import ConversationService
+from chops.i18n import LANGUAGES, SOURCE_LANGUAGE, reply_language
 from chops.web.services import Services, services
 from chops.web.desk_views import desk_error, event_payload, iso, state_payload
 from chops.web.errors import ApiError
@@ -97,6 +98,16 @@ def _conversation_row(svc: Services, conversation_id: str) -> dict | None:
     with svc.engine.connect() as conn:
         row = conn.execute(sa.select(conversation).where(conversation.c.id == conversation_id)).mappings().first()
     return dict(row) if row is not None else None
+
+
+@bp.get("/greeting")
+def greeting():
+    """The agent's opening line in the language the browser asks for (``Accept-Language``, or ``?lang=``):
+    the widget shows it when it opens, before any conversation exists (no sign-in, nothing stored)."""
+    lang = request.args.get("lang") or request.accept_languages.best_match(LANGUAGES) or SOURCE_LANGUAGE
+    lang = lang.split("-")[0].lower()
+    return jsonify(greeting=ConversationService.greeting(lang if lang in LANGUAGES else SOURCE_LANGUAGE),
+                   language=lang if lang in LANGUAGES else SOURCE_LANGUAGE)
 
 
 @bp.post("/conversations")

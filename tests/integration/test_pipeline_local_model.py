@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from apis.cphos.pack import pack as cphos_pack
 from apis.cphos.service import Api
 from chops.pipeline import Agent
 from chops.retrieval import GuideIndex
@@ -21,7 +22,8 @@ def setup(local_llm, sqlite_url, tmp_path):
     engine = demo_engine(sqlite_url)
     index = GuideIndex.load_or_build(settings.guides_dir, settings)
     api = Api(engine)
-    return Agent(api, local_llm, settings, index, approvals=ConversationStore(engine, api=api)), engine
+    return Agent(api, local_llm, settings, index, approvals=ConversationStore(engine, api=api),
+                 prompts=cphos_pack.prompts), engine
 
 
 def test_a_guide_question_is_answered_from_the_demo_guides_with_a_citation(setup):
@@ -61,7 +63,7 @@ def test_a_chinese_question_about_ones_own_data_gets_a_chinese_answer(setup):
     agent, engine = setup
     settings = agent.settings.model_copy(update={"router_enabled": True})
     routed = Agent(agent.api, agent.llm, settings, agent.retriever.index, approvals=agent.approvals,
-                   router=router_for(settings, pack, agent.retriever.index))
+                   router=router_for(settings, pack, agent.retriever.index), prompts=pack.prompts)
     res = routed.handle("demo_leader", "我现在的上传上限是多少？", turn_key="smoke:zh")
     assert res.route == "basic_info" and res.error is None
     assert re.search(r"[\u4e00-\u9fff]", res.reply) and "20" in res.reply, res.reply

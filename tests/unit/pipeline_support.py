@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from apis.cphos import tables as t
 from apis.cphos.db import init_schema
 from apis.cphos.loaders import seed_demo
+from apis.cphos.pack import pack as cphos_pack
 from apis.cphos.service import Api
 from chops import tables as ct
 from chops.db import make_engine
@@ -79,7 +80,8 @@ def make_agent(engine, llm=None, index=None, memory=None, router=None, pending=N
     settings = get_settings(**overrides)
     api = Api(engine)
     return Agent(api, llm, settings, index if index is not None else FakeIndex(),
-                 approvals=ConversationStore(engine, api=api), memory=memory, router=router, pending=pending), llm
+                 approvals=ConversationStore(engine, api=api), memory=memory, router=router, pending=pending,
+                 prompts=cphos_pack.prompts), llm
 
 
 def member(engine, nickname: str) -> dict:

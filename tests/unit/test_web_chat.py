@@ -300,3 +300,13 @@ def test_a_staff_note_stored_during_a_turn_does_not_lose_the_turn(web, monkeypat
     script_profile_answer(llm)
     assert client.post(f"/v1/conversations/{cid}/messages", json={"text": "hi?"}, headers=auth).status_code == 200
     assert [(r["seq"], r["user_text"]) for r in turns(engine)] == [(1, ""), (2, "hi?")]
+
+
+def test_the_agent_speaks_first_in_the_browsers_language(tmp_path):
+    app, _, _ = make_app(f"sqlite:///{tmp_path / 'greet.db'}")
+    client = app.test_client()
+    english = client.get("/v1/greeting", headers={"Accept-Language": "en-GB,en;q=0.8"}).get_json()
+    chinese = client.get("/v1/greeting", headers={"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.5"}).get_json()
+    assert english == {"greeting": "Hi! How can I help you today?", "language": "en"}
+    assert chinese["language"] == "zh" and "有什么可以帮您" in chinese["greeting"]
+    assert client.get("/v1/greeting?lang=fr").get_json()["language"] == "en"  # a language we do not speak yet

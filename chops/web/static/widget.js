@@ -31,6 +31,8 @@
   /** The honest status of a finished turn: [css class, label], or null for answers and reads. */
   function badgeFor(p) {
     if (p.queued) return ["chops-queued", "Waiting for staff approval — their decision will appear here."];
+    if (p.pending) return ["chops-awaiting", "Nothing is changed until you confirm."];
+    if (p.outcome === "declined" || p.outcome === "lapsed") return ["chops-noop", "Nothing changed."];
     if (!p.operation && !p.error) return null;
     if (p.outcome === "ok_noop") return ["chops-noop", "Nothing changed."];
     if (p.committed && p.outcome === "ok") return ["chops-committed", "Change saved."];
@@ -82,6 +84,18 @@
     this.input.addEventListener("keydown", function (ev) {
       if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); self.submit(); }
     });
+    this.greet();
+  };
+
+  /* The agent speaks first: its opening line, in the browser's language, before anything is sent. */
+  Widget.prototype.greet = function () {
+    var self = this;
+    var lang = (navigator.language || "en").split("-")[0];
+    fetch(this.base + "/v1/greeting?lang=" + encodeURIComponent(lang)).then(function (r) {
+      return r.ok ? r.json() : null;
+    }).then(function (data) {
+      if (data && data.greeting && !self.log.firstChild) self.bubble("greeting", data.greeting);
+    }).catch(function () { /* no greeting: the panel simply starts empty */ });
   };
 
   Widget.prototype.bubble = function (who, text, when) {
