@@ -19,7 +19,7 @@ from typing import Any
 from eval.conversations.grading import expected_state, grade, judge_calls
 from eval.conversations.tasks import Task
 
-FALLBACK_GREETING = "Hi! How can I help you today?"  # tau2's opening line, until the service has its own
+FALLBACK_GREETING = "Hi! How can I help you today?"  # tau2's opening line, for a service without its own
 # Turn outcomes that are not a call reaching the system: a change described and waiting for the yes, or one
 # the customer declined or let lapse (its call is counted on the turn that commits or refuses it).
 NOT_CALLED = ("pending_confirmation", "declined", "lapsed")
@@ -42,10 +42,11 @@ class Wiring:
     end_states: str = "all"  # all | first (trial 1 only) | none
 
 
-def opening_line(service: Any, conversation_id: str, lang: str = "en") -> str:
-    """The agent's greeting: the service's own (stored in the conversation) when it has one."""
+def opening_line(service: Any, lang: str = "en") -> str:
+    """The agent's greeting: the service's own (``ConversationService.greeting``, the catalog's line), else
+    tau2's."""
     greet = getattr(service, "greeting", None)
-    return greet(conversation_id, lang) if callable(greet) else FALLBACK_GREETING
+    return greet(lang) if callable(greet) else FALLBACK_GREETING
 
 
 def _dump(value: Any) -> Any:
@@ -137,7 +138,7 @@ def _converse(task: Task, customer: str, user: Any, wiring: Wiring, rec: dict[st
         service = wiring.make_service(engine, wiring.template.pack.api(engine))
         conversation_id = service.start(customer, "eval")
         rec["conversation_id"] = conversation_id
-        greeting = opening_line(service, conversation_id)
+        greeting = opening_line(service)
         transcript.append({"role": "agent", "text": greeting})
         text, ended = user.opening(greeting)
         while True:
