@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import random
-from pathlib import Path
 
 import pytest
 
@@ -16,14 +14,6 @@ from eval.conversations.scripted_user import MAX_TURNS, STOP, ScriptedUser, Scri
 
 FILLER = ("order", "item", "the", "your", "refund", "lamp", "please", "thanks", "great", "I", "we", "can", "help",
           "today", "status", "delivered", "pending", "price", "$12.50", "#W0000000", "card", "address", "done")
-
-
-@pytest.fixture(scope="module")
-def retail_dir() -> Path:
-    path = Path(os.environ.get("CHOPS_RETAIL_DIR", "/work/shared/tau2-retail"))
-    if not (path / "users" / "scripted_user.py").is_file() or not (path / "users" / "train.json").is_file():
-        pytest.fail(f"tau2-retail data pack not found at {path}; set CHOPS_RETAIL_DIR", pytrace=False)
-    return path
 
 
 @pytest.fixture(scope="module")
