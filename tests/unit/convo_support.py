@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from chops import tables as ct
 from chops.domain.operations import Operation
 from chops.domain.outcomes import Change, DomainError, InvalidArgument, NotInSystem, OperationResult, Outcome, \
-    PreconditionFailed
+    PlanResult, PreconditionFailed, combined_outcome
 from chops.records import TurnResult
 
 meta = sa.MetaData()
@@ -93,33 +93,73 @@ OPERATIONS = {op.name: op for op in (
 )}
 
 
+class MiniProfile:
+    """The signed-in customer as the agent sees them."""
+
+    def __init__(self, user_id: str, orders: list[str]) -> None:
+        self.user_id, self.orders = user_id, tuple(orders)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.user_id,)
+
+    def describe(self) -> str:
+        return f"Customer {self.user_id}; orders: {', '.join(self.orders)}"
+
+    def grounding_values(self) -> tuple[str, ...]:
+        return self.orders
+
+
 class MiniApi:
-    """The mini shop's operations, each in one transaction (rolled back for a dry run or a refusal)."""
+    """The mini shop's ``SystemApi``: each call, or a plan of calls, in one transaction (rolled back for a
+    dry run or a refusal)."""
 
     operations = OPERATIONS
 
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
 
+    def profile(self, user: str) -> MiniProfile | None:
+        with self.engine.connect() as conn:
+            body = conn.execute(sa.select(docs.c.body).where(docs.c.kind == "users", docs.c.key == user)).scalar()
+        return None if body is None else MiniProfile(user, body["orders"])
+
+    def people_named(self, names) -> list:
+        return []
+
     def call(self, name: str, user: str, args: dict, *, dry_run: bool = False, **_: Any) -> OperationResult:
-        op = self.operations[name]
+        return self.call_plan(user, [(name, args)], dry_run=dry_run).steps[0]
+
+    def call_plan(self, user: str, steps, *, dry_run: bool = False, **_: Any) -> PlanResult:
+        results: list[OperationResult] = []
         with self.engine.connect() as conn:
             trans = conn.begin()
-            try:
-                message, data, diff = op.run(conn, user, op.args_model.model_validate(args))
-            except DomainError as exc:
-                trans.rollback()
-                return OperationResult(operation=name, outcome=exc.outcome, message=exc.message)
-            (trans.rollback if dry_run or not op.writes else trans.commit)()
-        outcome = Outcome.OK if diff else Outcome.OK_NOOP
-        return OperationResult(operation=name, outcome=outcome, message=message, data=data, diff=diff,
-                               dry_run=dry_run, committed=op.writes and not dry_run)
+            for name, args in steps:
+                op = self.operations[name]
+                try:
+                    message, data, diff = op.run(conn, user, op.args_model.model_validate(args))
+                except DomainError as exc:
+                    results.append(OperationResult(operation=name, outcome=exc.outcome, message=exc.message))
+                    break
+                results.append(OperationResult(operation=name, outcome=Outcome.OK if diff else Outcome.OK_NOOP,
+                                               message=message, data=data, diff=diff, dry_run=dry_run,
+                                               committed=op.writes and not dry_run))
+            outcome = combined_outcome(results)
+            commit = outcome.succeeded and not dry_run and any(self.operations[n].writes for n, _ in steps)
+            (trans.commit if commit else trans.rollback)()
+        if not commit:
+            results = [r.model_copy(update={"committed": False}) for r in results]
+        return PlanResult(operation=results[0].operation, outcome=outcome, message=results[-1].message,
+                          diff=[c for r in results for c in r.diff], data=results[-1].data, dry_run=dry_run,
+                          committed=commit, steps=results)
 
 
 class MiniPack:
     """The mini shop as a domain pack: schema, load from ``db.json``, export in the same shape, its API."""
 
     name = "minishop"
+    prompts = None
+    router_examples = None
 
     def api(self, engine: sa.Engine) -> MiniApi:
         return MiniApi(engine)
@@ -213,7 +253,7 @@ def stub_service_factory(careless: bool = False, made: list | None = None):
 
 # --- made-up task and user files ------------------------------------------------------------------------------
 
-SETS = {"confirm": ["shall i proceed", "(yes/no)"], "anything_else": ["anything else"]}
+SETS = {"confirm": ["shall i", "go ahead", "(yes/no)"], "anything_else": ["anything else"]}
 
 
 def _task(tid: str, reason: str, actions: list[dict], info: list[str] | None = None) -> dict:
@@ -226,7 +266,8 @@ def _script(tid: str, opening: str, user: str = "ann_lee_1", max_turns: int = 6)
     return {"task_id": tid, "user_id": user, "scriptable": True, "opening": opening, "default": "Order #M1.",
             "max_turns": max_turns,
             "replies": [{"id": "yes", "when_any": ["@confirm"], "say": "Yes, please."},
-                        {"id": "bye", "when_any": ["@anything_else"], "say": "No, thanks!", "end": True}]}
+                        {"id": "bye", "when_any": ["@anything_else"], "say": "No, thanks!", "end": True},
+                        {"id": "done", "when_any": ["cancelled"], "say": "Great, thanks!", "end": True}]}
 
 
 CANCEL_M1 = {"name": "cancel_pending_order", "arguments": {"order_id": "#M1", "reason": "no longer needed"}}
@@ -246,7 +287,7 @@ def write_task_files(directory: Path) -> tuple[Path, Path]:
         _task("stuck", "Cancel order #M1.", [CANCEL_M1]),
     ]
     users = {"format": "made-up", "keyword_sets": SETS, "scripts": [
-        _script("cancel", "Hi, please cancel my order #M1, I no longer need it."),
+        _script("cancel", "Hi, please cancel my order #M1: no longer needed."),
         _script("person", "I want to talk to a human."),
         _script("boom", "Please explode."),
         _script("wrong", "Cancel my order #M1 please."),

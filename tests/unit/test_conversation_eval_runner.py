@@ -173,3 +173,34 @@ def test_the_cli_runs_any_task_and_user_files(files, tmp_path, monkeypatch):
     bad = CliRunner().invoke(main, ["eval", "conversations", "--domain", "minishop", "--tasks", str(files["tasks"]),
                                     "--users", str(files["users"]), "--task-ids", "nope", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "no task(s) nope" in bad.output
+
+
+def test_the_real_agent_with_a_scripted_model_through_the_eval(files, tmp_path):
+    """The pipeline agent (built as the CLI builds it) on the mini shop: it looks the order up, describes the
+    cancellation and asks; the customer's yes commits it; the eval reads pending and confirmed from the real
+    results and the end state passes."""
+    from chops.llm import ScriptedLLM
+    from chops.settings import get_settings
+    from eval.conversations.wiring import agent_service_factory
+    from tests.unit.pipeline_support import FakeIndex, call, to_system, verdict
+
+    llm = ScriptedLLM()
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#M1"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#M1", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9)).enqueue("classifier", {"answer": "yes_go_ahead"})
+    make_service, closer = agent_service_factory(get_settings(), MiniPack(), llm=llm, index=FakeIndex())
+    assert closer is None  # the caller's LLM is the caller's to close
+    [rec] = run_conversations(cfg(files, task_ids=["cancel"]), tmp_path / "run", pack=MiniPack(), progress=False,
+                              make_service=make_service)
+    assert llm.pending() == {}, rec["transcript"]
+    asked, committed = rec["turns"]
+    assert asked["pending"] and asked["outcome"] == "pending_confirmation" and not asked["committed"]
+    assert [c["operation"] for c in asked["calls"]] == ["get_order_details"]  # the write is only described
+    assert committed["committed"] and committed["confirmed"] and committed["operations"] == ["cancel_pending_order"]
+    assert rec["grade"]["db_ok"] and rec["ended"] == "stop", rec["transcript"]
+    # The agent never said the refund's amount: the end state is right, the conversation still fails.
+    assert rec["grade"]["missing_info"] == ["12.50"] and not rec["passed"]
+    summary = write_report(tmp_path / "run", [rec], trials=1)
+    assert summary["unconfirmed_writes"] == 0 and summary["committed_writes"] == 1
+    assert summary["model_calls"]["total"] == 7  # three routing calls, two executor steps, verifier, the yes
