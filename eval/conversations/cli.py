@@ -26,8 +26,8 @@ def run_command(domain: str | None, tasks: Path, users: Path | None, dump: Path 
         raise click.UsageError("give --users FILE (scripted users) or --user-model URL (an LLM plays the user)")
     if user_model and not user_model_name:
         raise click.UsageError("--user-model needs --user-model-name (the model's name at that endpoint)")
-    settings = get_settings()
-    domain = domain or settings.domain
+    settings = get_settings(domain=domain)  # the run's business, as CHOPS_DOMAIN would name it
+    domain = settings.domain
     dump = dump or default_dump(tasks)
     if not dump.is_dir():
         raise click.UsageError(f"no dump at {dump}; give --dump DIR (what `chops db load --domain {domain}` reads)")
@@ -40,7 +40,7 @@ def run_command(domain: str | None, tasks: Path, users: Path | None, dump: Path 
                                  user_model_url=user_model, user_model_name=user_model_name, limit=limit,
                                  task_ids=ids, end_states=end_states)
     click.echo(f"run directory: {out}", err=True)
-    make_service, closer = agent_service_factory(settings, pack, guides_dir=guides)
+    make_service, closer = agent_service_factory(settings, pack, guides_dir=guides, work_dir=out / "work")
     try:
         records = run_conversations(cfg, out, pack=pack, make_service=make_service, settings=settings,
                                     retry_errors=retry_errors, progress=not quiet)

@@ -9,17 +9,36 @@ from pathlib import Path
 from typing import Any
 
 
-def guide_index(settings: Any, pack: Any, guides_dir: Path | None = None) -> Any:
-    """The guide index the agent answers policy questions from: ``guides_dir``, else the pack's own
-    guides (``pack.guides``, when it has them), else the settings' ``guides_dir``. Built on first use."""
+def guides_folder(settings: Any, pack: Any, guides_dir: Path | None = None, work_dir: Path | None = None) -> Path:
+    """The folder of guides the agent answers policy questions from: ``guides_dir``; else the pack's guides
+    folder (``pack.guides``); else its one policy file (``pack.policy_path()``), copied alone into
+    ``work_dir/guides`` (its own folder may hold other documents the agent must not read, such as a data
+    pack's README describing the grading); else the settings' ``guides_dir``."""
+    if guides_dir is not None:
+        return Path(guides_dir)
+    if getattr(pack, "guides", None):
+        return Path(pack.guides)
+    policy = getattr(pack, "policy_path", None)
+    if callable(policy) and work_dir is not None and Path(policy()).is_file():
+        import shutil
+
+        folder = Path(work_dir) / "guides"
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(policy(), folder / Path(policy()).name)  # same bytes: the index sees no change on resume
+        return folder
+    return Path(settings.guides_dir)
+
+
+def guide_index(settings: Any, pack: Any, guides_dir: Path | None = None, work_dir: Path | None = None) -> Any:
+    """The guide index over ``guides_folder(...)`` (built, or brought up to date, here)."""
     from chops.retrieval import GuideIndex
 
-    directory = Path(guides_dir or getattr(pack, "guides", None) or settings.guides_dir)
-    return GuideIndex.load_or_build(directory, settings)
+    return GuideIndex.load_or_build(guides_folder(settings, pack, guides_dir, work_dir), settings)
 
 
 def agent_service_factory(settings: Any, pack: Any, *, llm: Any = None, index: Any = None,
-                          guides_dir: Path | None = None) -> tuple[Callable[[Any, Any], Any], Callable[[], None] | None]:
+                          guides_dir: Path | None = None, work_dir: Path | None = None,
+                          ) -> tuple[Callable[[Any, Any], Any], Callable[[], None] | None]:
     """(engine, api -> a ConversationService of the real agent, a closer for the LLM built here or None).
 
     One LLM serves every conversation (the engine's slots and prompt caches are shared; the threads take
@@ -33,7 +52,7 @@ def agent_service_factory(settings: Any, pack: Any, *, llm: Any = None, index: A
         from chops.llm import build_llm
 
         llm = build_llm(settings)
-    index = index if index is not None else guide_index(settings, pack, guides_dir)
+    index = index if index is not None else guide_index(settings, pack, guides_dir, work_dir)
 
     def make(engine: Any, api: Any) -> Any:
         store = ConversationStore(engine, api=api)

@@ -204,3 +204,23 @@ def test_the_real_agent_with_a_scripted_model_through_the_eval(files, tmp_path):
     summary = write_report(tmp_path / "run", [rec], trials=1)
     assert summary["unconfirmed_writes"] == 0 and summary["committed_writes"] == 1
     assert summary["model_calls"]["total"] == 7  # three routing calls, two executor steps, verifier, the yes
+
+
+def test_the_agents_guides_are_the_packs_policy_alone(tmp_path):
+    from chops.settings import get_settings
+    from eval.conversations.wiring import guides_folder
+
+    data = tmp_path / "datapack"
+    data.mkdir()
+    (data / "policy.md").write_text("# Made-up policy\nRefunds go to the original card.\n")
+    (data / "README.md").write_text("How the grader works: not for the agent.")
+
+    class WithPolicy(MiniPack):
+        def policy_path(self):
+            return data / "policy.md"
+
+    settings = get_settings()
+    folder = guides_folder(settings, WithPolicy(), work_dir=tmp_path / "work")
+    assert folder == tmp_path / "work" / "guides" and [p.name for p in folder.iterdir()] == ["policy.md"]
+    assert guides_folder(settings, WithPolicy(), guides_dir=data) == data  # --guides wins
+    assert guides_folder(settings, MiniPack(), work_dir=tmp_path / "work") == settings.guides_dir
