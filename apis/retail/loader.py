@@ -7,7 +7,6 @@ rows); ``export`` reads them back into exactly db.json's shape, adding an order'
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable
@@ -194,7 +193,3 @@ def _optional_fields(o: dict[str, Any], lists: dict[str, list[str]]) -> dict[str
         out.update(return_items=lists["return"], return_payment_method_id=o["return_payment_method_id"])
     return out
 
-
-def dumps(document: dict[str, Any]) -> str:
-    """The document as JSON text, laid out like db.json (4-space indent, non-ASCII kept)."""
-    return json.dumps(document, indent=4, ensure_ascii=False)
