@@ -219,8 +219,8 @@ _dir = click.Path(exists=True, file_okay=False, path_type=Path)
 @click.option("--user-model-name", help="the user model's name at that endpoint")
 @click.option("--limit", type=click.IntRange(min=1), help="the first N tasks")
 @click.option("--task-ids", help="only these tasks, comma-separated")
-@click.option("--end-states", type=click.Choice(["all", "first", "none"]), default="all", show_default=True,
-              help="which trials' end states to keep in OUT/end_states")
+@click.option("--end-states", type=click.Choice(["first", "all", "none"]), default="first", show_default=True,
+              help="which trials' end states to keep in OUT/end_states (each is a whole database)")
 @click.option("--retry-errors", is_flag=True, help="on resume, re-run conversations that crashed")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,

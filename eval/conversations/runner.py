@@ -40,7 +40,7 @@ class ConversationEvalConfig(BaseModel):
     user_model_name: str | None = None
     limit: int | None = Field(default=None, ge=1)
     task_ids: list[str] | None = None
-    end_states: str = Field(default="all", pattern="^(all|first|none)$")
+    end_states: str = Field(default="first", pattern="^(all|first|none)$")
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resume (trials, workers and the selection may)."""

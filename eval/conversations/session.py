@@ -39,7 +39,7 @@ class Wiring:
     customer_of: Callable[[Task], str]  # the signed-in customer of a task
     scratch_dir: Path
     end_states_dir: Path | None = None
-    end_states: str = "all"  # all | first (trial 1 only) | none
+    end_states: str = "first"  # first (trial 1 only) | all | none
 
 
 def opening_line(service: Any, lang: str = "en") -> str:
@@ -164,5 +164,6 @@ def _save_end_state(wiring: Wiring, task_id: str, trial: int, state: dict) -> No
     wiring.end_states_dir.mkdir(parents=True, exist_ok=True)
     path = end_state_path(wiring.end_states_dir, task_id, trial)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+    # ``chops db export``'s layout (db.json's, for retail), so the two can be diffed line by line.
+    tmp.write_text(json.dumps(state, indent=4, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)

@@ -73,7 +73,7 @@ def test_every_task_runs_as_a_conversation_and_is_graded(files, tmp_path):
 
 def test_summary_report_and_plot(files, tmp_path):
     out = tmp_path / "run"
-    records = run(files, out, trials=2, workers=2)
+    records = run(files, out, trials=2, workers=2, end_states="all")
     assert len(records) == 10
     summary = write_report(out, records, trials=2)
     on_disk = json.loads((out / "summary.json").read_text())
@@ -131,6 +131,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(files, tmp_path):
     assert len(made) == 1
     made.clear()
     assert len(run(files, out, made=made, trials=2)) == 10 and len(made) == 5
+    assert not list((out / "end_states").glob("*.trial2.json"))  # by default only the first trial's are kept
 
 
 def test_another_experiment_in_the_same_directory_is_refused(files, tmp_path):
