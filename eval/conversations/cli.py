@@ -40,7 +40,10 @@ def run_command(domain: str | None, tasks: Path, users: Path | None, dump: Path 
                                  user_model_url=user_model, user_model_name=user_model_name, limit=limit,
                                  task_ids=ids, end_states=end_states)
     click.echo(f"run directory: {out}", err=True)
-    make_service, closer = agent_service_factory(settings, pack, guides_dir=guides, work_dir=out / "work")
+    try:
+        make_service, closer = agent_service_factory(settings, pack, guides_dir=guides, work_dir=out / "work")
+    except FileNotFoundError as exc:
+        raise click.UsageError(str(exc)) from None
     try:
         records = run_conversations(cfg, out, pack=pack, make_service=make_service, settings=settings,
                                     retry_errors=retry_errors, progress=not quiet)

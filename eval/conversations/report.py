@@ -122,7 +122,8 @@ def markdown(summary: dict[str, Any], records: list[dict]) -> str:
     s = summary
     head = _table(["metric", "value"], [
         ["conversations (tasks × trials)", f"{s['conversations']} ({s['tasks']} × {s['trials']})"],
-        ["pass^1", s["pass_1"]], [f"pass^{s['trials']}", s["pass_k"]], ["DB end state right", s["db_ok"]],
+        ["pass^1", s["pass_1"]], *([[f"pass^{s['trials']}", s["pass_k"]]] if s["trials"] > 1 else []),
+        ["DB end state right", s["db_ok"]],
         ["communicate_info said", s["communicate_ok"]], ["unconfirmed writes (must be 0)", s["unconfirmed_writes"]],
         ["committed writes", s["committed_writes"]], ["crashed / errors", s["errors"]],
         ["how conversations ended", ", ".join(f"{k} {v}" for k, v in sorted(s["ended"].items()))],

@@ -19,12 +19,16 @@ def guides_folder(settings: Any, pack: Any, guides_dir: Path | None = None, work
     if getattr(pack, "guides", None):
         return Path(pack.guides)
     policy = getattr(pack, "policy_path", None)
-    if callable(policy) and work_dir is not None and Path(policy()).is_file():
+    if callable(policy) and work_dir is not None:
         import shutil
 
+        path = Path(policy())
+        if not path.is_file():  # another business's guides would be worse than none: say so
+            raise FileNotFoundError(f"the {pack.name} pack's policy {path} does not exist; point the pack at its "
+                                    "data (e.g. CHOPS_RETAIL_DIR) or give --guides DIR")
         folder = Path(work_dir) / "guides"
         folder.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(policy(), folder / Path(policy()).name)  # same bytes: the index sees no change on resume
+        shutil.copyfile(path, folder / path.name)  # same bytes: the index sees no change on resume
         return folder
     return Path(settings.guides_dir)
 

@@ -225,3 +225,15 @@ def test_the_agents_guides_are_the_packs_policy_alone(tmp_path):
     assert folder == tmp_path / "work" / "guides" and [p.name for p in folder.iterdir()] == ["policy.md"]
     assert guides_folder(settings, WithPolicy(), guides_dir=data) == data  # --guides wins
     assert guides_folder(settings, MiniPack(), work_dir=tmp_path / "work") == settings.guides_dir
+
+
+def test_a_packs_missing_policy_is_an_error_not_another_businesss_guides(tmp_path):
+    from chops.settings import get_settings
+    from eval.conversations.wiring import guides_folder
+
+    class Lost(MiniPack):
+        def policy_path(self):
+            return tmp_path / "nowhere" / "policy.md"
+
+    with pytest.raises(FileNotFoundError, match="policy"):
+        guides_folder(get_settings(), Lost(), work_dir=tmp_path / "work")
