@@ -51,8 +51,10 @@ def per_task(records: list[dict]) -> dict[str, dict[str, Any]]:
             "reward": _mean([r.get("reward") or 0.0 for r in recs]),
             "db_ok": _mean([float(bool(g.get("db_ok"))) for g in grades]),
             "communicate_ok": _mean([float(bool(g.get("communicate_ok"))) for g in grades]),
-            "turns": _mean([r.get("n_turns") or 0 for r in recs]), "time_s": _mean([r.get("time_s") or 0 for r in recs]),
-            "cost_usd": _mean([r.get("cost_usd") or 0.0 for r in recs]), "errors": sum(bool(r.get("error")) for r in recs),
+            "turns": _mean([r.get("n_turns") or 0 for r in recs]),
+            "time_s": _mean([r.get("time_s") or 0 for r in recs]),
+            "cost_usd": _mean([r.get("cost_usd") or 0.0 for r in recs]),
+            "errors": sum(bool(r.get("error")) for r in recs),
             "ended": dict(Counter(str(r.get("ended")) for r in recs)),
         }
     return out
@@ -76,7 +78,8 @@ def per_operation(records: list[dict]) -> dict[str, dict[str, int]]:
 def unconfirmed(records: list[dict]) -> list[dict[str, Any]]:
     """Committed write turns whose trace does not say the customer confirmed them (must be none)."""
     return [{"key": rec["key"], "turn": i, "operations": t.get("operations")}
-            for rec in records for i, t in enumerate(rec.get("turns") or []) if t.get("committed") and not t.get("confirmed")]
+            for rec in records for i, t in enumerate(rec.get("turns") or [])
+            if t.get("committed") and not t.get("confirmed")]
 
 
 def summarize(records: list[dict], trials: int) -> dict[str, Any]:
@@ -96,7 +99,8 @@ def summarize(records: list[dict], trials: int) -> dict[str, Any]:
         "unconfirmed_writes": len(bad), "unconfirmed": bad,
         "committed_writes": sum(bool(t.get("committed")) for t in turns),
         "per_task": per_task(records), "per_operation": per_operation(records),
-        "steps": {"total": sum(t.get("steps") or 0 for t in turns), "per_turn": _mean([t.get("steps") or 0 for t in turns]),
+        "steps": {"total": sum(t.get("steps") or 0 for t in turns),
+                  "per_turn": _mean([t.get("steps") or 0 for t in turns]),
                   "per_conversation": _mean([r.get("steps") or 0 for r in records])},
         "model_calls": {"total": sum(r.get("model_calls") or 0 for r in records),
                         "per_turn": _mean([t.get("model_calls") or 0 for t in turns]),
@@ -111,10 +115,15 @@ def summarize(records: list[dict], trials: int) -> dict[str, Any]:
     }
 
 
+def _cell(value: Any) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.4g}" if isinstance(value, float) else str(value).replace("|", "\\|")
+
+
 def _table(header: list[str], rows: list[list[Any]]) -> str:
-    fmt = lambda v: "–" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v).replace("|", "\\|")  # noqa: E731
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return "\n".join(lines + ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows])
+    return "\n".join(lines + ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows])
 
 
 def markdown(summary: dict[str, Any], records: list[dict]) -> str:

@@ -19,7 +19,8 @@ FILLER = ("order", "item", "the", "your", "refund", "lamp", "please", "thanks", 
 @pytest.fixture(scope="module")
 def reference(retail_dir):
     """The pack's reference interpreter, imported from its file at test time (never copied here)."""
-    spec = importlib.util.spec_from_file_location("tau2_retail_scripted_user", retail_dir / "users" / "scripted_user.py")
+    path = retail_dir / "users" / "scripted_user.py"
+    spec = importlib.util.spec_from_file_location("tau2_retail_scripted_user", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.ScriptedUser
