@@ -104,7 +104,9 @@ def summarize(records: list[dict], trials: int) -> dict[str, Any]:
                   "per_conversation": _mean([r.get("steps") or 0 for r in records])},
         "model_calls": {"total": sum(r.get("model_calls") or 0 for r in records),
                         "per_turn": _mean([t.get("model_calls") or 0 for t in turns]),
-                        "user_model_calls": sum(r.get("user_calls") or 0 for r in records)},
+                        "user_model_calls": sum(r.get("user_calls") or 0 for r in records),
+                        "user_model_tokens": sum((r.get("user_tokens_in") or 0) + (r.get("user_tokens_out") or 0)
+                                                 for r in records)},
         "cost": {"total_usd": round(sum(r.get("cost_usd") or 0.0 for r in records), 6),
                  "per_conversation_usd": _mean([r.get("cost_usd") or 0.0 for r in records]),
                  "per_turn_usd": _mean([t.get("cost_usd") or 0.0 for t in turns])},

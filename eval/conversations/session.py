@@ -124,10 +124,18 @@ def run_conversation(task: Task, trial: int, wiring: Wiring) -> dict[str, Any]:
     rec.update(n_turns=len(turns), model_calls=sum(t["model_calls"] for t in turns),
                cost_usd=round(sum(t["cost_usd"] or 0.0 for t in turns), 6),
                agent_latency_s=round(sum(t["latency_s"] or 0.0 for t in turns), 4),
-               steps=sum(t["steps"] for t in turns), user_calls=len(getattr(user, "calls", []) or []),
+               steps=sum(t["steps"] for t in turns), **user_model_use(user),
                user_rules=[source for source, _ in getattr(user, "said", [])] or None,
                time_s=round(time.perf_counter() - t0, 4))
     return rec
+
+
+def user_model_use(user: Any) -> dict[str, Any]:
+    """What the simulated customer cost in model calls (an LLM user; a scripted one makes none)."""
+    calls = getattr(user, "calls", None) or []
+    return {"user_calls": len(calls), "user_tokens_in": sum(c.get("tokens_in") or 0 for c in calls),
+            "user_tokens_out": sum(c.get("tokens_out") or 0 for c in calls),
+            "user_latency_s": round(sum(c.get("latency_s") or 0.0 for c in calls), 4)}
 
 
 def _converse(task: Task, customer: str, user: Any, wiring: Wiring, rec: dict[str, Any]) -> dict:

@@ -83,3 +83,4 @@ def test_the_eval_runs_with_an_llm_user(tmp_path):
     [rec] = run_conversations(cfg, tmp_path / "run2", pack=MiniPack(), make_service=stub_service_factory(),
                               user_chat=chat, progress=False)
     assert rec["passed"] and rec["user_kind"] == "LLMUser" and rec["user_calls"] == 3 and rec["ended"] == "stop"
+    assert (rec["user_tokens_in"], rec["user_tokens_out"]) == (150, 21)
