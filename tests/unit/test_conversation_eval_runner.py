@@ -237,3 +237,28 @@ def test_a_packs_missing_policy_is_an_error_not_another_businesss_guides(tmp_pat
 
     with pytest.raises(FileNotFoundError, match="policy"):
         guides_folder(get_settings(), Lost(), work_dir=tmp_path / "work")
+
+
+def test_a_model_configuration_error_stops_the_run_and_a_passing_timeout_fails_one_task(files, tmp_path):
+    from chops.conversation import ConversationService
+    from chops.llm import LLMError
+    from chops.store import ConversationStore
+    from eval.casework import EvalAbort
+
+    class Failing:
+        def __init__(self, code):
+            self.code = code
+
+        def handle(self, *a, **kw):
+            raise LLMError(self.code, "the model is not there")
+
+    def factory(code):
+        return lambda engine, api: ConversationService(ConversationStore(engine, api=api), Failing(code))
+
+    out = tmp_path / "run"
+    with pytest.raises(EvalAbort, match="model configuration error"):
+        run_conversations(cfg(files), out, pack=MiniPack(), progress=False, make_service=factory("no_api_key"))
+    assert not (out / "results.jsonl").exists() or (out / "results.jsonl").read_text() == ""
+    records = run_conversations(cfg(files, task_ids=["cancel"]), tmp_path / "run2", pack=MiniPack(), progress=False,
+                                make_service=factory("timeout"))
+    assert records[0]["error_code"] == "timeout" and not records[0]["passed"]
