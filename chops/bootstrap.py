@@ -22,4 +22,5 @@ def build_agent(settings: Settings, pack: DomainPack, api: SystemApi, llm: Any, 
     files, and the conversation's pending changes kept in ``engine``'s ``chops_pending_change``."""
     return Agent(api, llm, settings, index, approvals=approvals, memory=memory,
                  router=router_for(settings, pack, index) if router else None,
-                 pending=PendingChanges(engine, settings.confirm_ttl_s), prompts=pack.prompts)
+                 pending=PendingChanges(engine, settings.confirm_ttl_s), prompts=pack.prompts,
+                 closing_question=pack.closing_question)

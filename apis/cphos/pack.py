@@ -18,6 +18,7 @@ class CphosPack:
 
     name = "cphos"
     router_examples = Path(__file__).with_name("router_examples.jsonl")
+    closing_question = False  # replies stay as the CPHOS figures were measured
     prompts = Path(__file__).with_name("prompts")  # CPHOS's wording and made-up examples, over the generic prompts/
 
     def api(self, engine: sa.Engine) -> Api:

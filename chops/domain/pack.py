@@ -26,6 +26,7 @@ class DomainPack(Protocol):
     name: str
     router_examples: Path  # JSONL of {"text", "route"}: made-up messages of every route (``chops.router``)
     prompts: Path | None  # the pack's own prompt files (its wording, its made-up examples), used before prompts/
+    closing_question: bool  # a finished request's reply asks "anything else?" (a shop's manners; CPHOS: no)
 
     def api(self, engine: sa.Engine) -> SystemApi:
         """The system's API over ``engine`` (the acting user is always passed in by the caller)."""

@@ -26,7 +26,8 @@ from chops.pipeline.demonstrations import Memory, solution_of
 from chops.pipeline.executor import Executor
 from chops.pipeline.plans import ApprovalQueue, carry_out
 from chops.pipeline.prompting import pack_prompts, system_part
-from chops.pipeline.replies import answer_reply, conversation_reply, not_in_system_reply
+from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
+                                    not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.tiers import failed_check, top_tier
 from chops.pipeline.trace import Trace
@@ -55,17 +56,19 @@ class Agent:
 
     def __init__(self, api: SystemApi, llm: LLM, settings: Settings, index: Any | None = None, *,
                  approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None,
-                 pending: PendingStore | None = None, prompts: Path | None = None) -> None:
+                 pending: PendingStore | None = None, prompts: Path | None = None,
+                 closing_question: bool = False) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
         ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
         off) decides the route of the messages it is sure of without a model call; ``pending`` (None: a write
         that needs the user's yes goes to staff instead) keeps changes described to the user; ``prompts``:
-        the domain pack's own prompt files, used before ``prompts/``."""
+        the domain pack's own prompt files, used before ``prompts/``; ``closing_question``: a finished request's
+        reply ends with "Is there anything else I can help you with?" (the pack's manners)."""
         self.api, self.llm, self.settings = api, llm, settings
         self.approvals = approvals
         self.memory = memory
-        self.prompts = prompts
+        self.prompts, self.closing_question = prompts, closing_question
         self.confirmation = Confirmation(llm, api, pending, settings.confirm_writes) if pending is not None else None
         self.operations = api.operations  # the domain's registry: the agent knows no operation by itself
         ops_text = self.operations_text = "\n".join(operation_lines(self.operations))
@@ -111,8 +114,12 @@ class Agent:
         """Answer or carry out ``text`` for ``nickname``; ``turn_key`` (e.g. "<conversation>:<seq>")
         derives the commit's idempotency key. A model error raises ``LLMError`` before anything is written."""
         with pack_prompts(self.prompts):
-            return self._handle(nickname, text, history=history, turn_key=turn_key, on_event=on_event,
-                                conversation_id=conversation_id)
+            result = self._handle(nickname, text, history=history, turn_key=turn_key, on_event=on_event,
+                                  conversation_id=conversation_id)
+        if self.closing_question and finished_request(result):
+            lang = reply_language([text, *(t.user_text for t in reversed(history))])
+            result = result.model_copy(update={"reply": f"{result.reply}\n\n{anything_else_reply(lang)}"})
+        return result
 
     def _handle(self, nickname: str, text: str, *, history: Sequence[TurnRecord], turn_key: str,
                 on_event: Callable[[str, dict], None] | None, conversation_id: str | None) -> TurnResult:

@@ -112,6 +112,21 @@ CONVERSATION_REPLIES = {
 }
 
 
+def anything_else_reply(lang: str) -> str:
+    """The question that closes a finished request (a pack that wants it: ``DomainPack.closing_question``)."""
+    return translate(lang, N_("Is there anything else I can help you with?"))
+
+
+def finished_request(result: Any) -> bool:
+    """True when the turn finished what was asked: an answer, a committed change, a read, a change the user
+    declined. Not while a question to the user is open (a missing value, a change to confirm, staff)."""
+    if result.pending or result.queued or result.error or result.route in (None, "not_in_system"):
+        return False
+    if result.route in ("basic_info", "guide"):
+        return True
+    return result.route == "system" and (result.committed or result.outcome in ("ok", "ok_noop", "declined", None))
+
+
 def opening_reply(lang: str) -> str:
     """The agent's first words, before the user has written anything (the agent speaks first)."""
     return translate(lang, N_("Hi! How can I help you today?"))

@@ -203,3 +203,13 @@ def test_without_a_conversation_to_ask_in_the_write_goes_to_staff(shop):
     result = agent.handle("ann", "swap the lamp in #A1 for the red one", turn_key="k:1")
     assert result.queued and not result.committed and api.audit == []
     assert approvals.queued[0]["operation"] == "Exchange"
+
+
+def test_a_finished_request_asks_for_anything_else_an_open_question_does_not(shop):
+    agent, api, llm, _, _ = shop
+    agent.closing_question = True
+    asked = ask_exchange(agent, llm)
+    assert "anything else" not in asked.reply  # the yes/no question is open
+    llm.enqueue("classifier", YES)
+    done = agent.handle("ann", "yes", turn_key="c1:2", conversation_id="c1")
+    assert done.committed and done.reply.endswith("Is there anything else I can help you with?")
