@@ -36,8 +36,9 @@ class RetailProfile(BaseModel):
         """A compact plain-text rendering for prompts (one fact per line)."""
         methods = []
         for m in self.payment_methods:
-            detail = (f"balance ${m['balance']:,.2f}" if "balance" in m else m.get("card", m["source"]))
-            methods.append(f"{m['id']} ({m['source'].replace('_', ' ')}, {detail})")
+            detail = f"balance ${m['balance']:,.2f}" if "balance" in m else m.get("card")
+            kind = m["source"].replace("_", " ")
+            methods.append(f"{m['id']} ({kind}, {detail})" if detail else f"{m['id']} ({kind})")
         return "\n".join([
             f"Name: {self.full_name} (user id {self.user_id})",
             f"Email: {self.email}",
