@@ -160,6 +160,7 @@ class MiniPack:
     name = "minishop"
     prompts = None
     router_examples = None
+    closing_question = True  # a shop closes a finished request with "anything else?"
 
     def api(self, engine: sa.Engine) -> MiniApi:
         return MiniApi(engine)
