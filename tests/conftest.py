@@ -142,3 +142,16 @@ def local_llm():
     except LLMError as exc:
         pytest.fail(f"the local model is required here: {exc}", pytrace=False)
     return llm
+
+
+@pytest.fixture(scope="session")
+def retail_dir() -> Path:
+    """The tau2-retail data pack (``CHOPS_RETAIL_DIR``, else ``shared/tau2-retail`` beside the checkout or
+    beside its worktrees' folder); a test that needs it fails loudly when it is missing."""
+    here = Path(__file__).resolve().parents[1]
+    candidates = [Path(os.environ["CHOPS_RETAIL_DIR"])] if os.environ.get("CHOPS_RETAIL_DIR") else \
+        [here.parent / "shared" / "tau2-retail", here.parent.parent / "shared" / "tau2-retail"]
+    for path in candidates:
+        if (path / "database" / "db.json").is_file() and (path / "users" / "train.json").is_file():
+            return path
+    pytest.fail(f"tau2-retail data pack not found at {candidates[0]}; set CHOPS_RETAIL_DIR", pytrace=False)

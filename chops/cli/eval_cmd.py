@@ -201,3 +201,35 @@ def regrade_cmd(run_dir: Path, config_file: Path | None, quiet: bool) -> None:
 
     regrade_run(run_dir, _config(config_file).apply(get_settings()), progress=not quiet)
     click.echo(summary_markdown(finalize_run(run_dir)))
+
+
+_file = click.Path(exists=True, dir_okay=False, path_type=Path)
+_dir = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+@eval_group.command(name="conversations")
+@click.option("--domain", help="the domain pack (default: CHOPS_DOMAIN)")
+@click.option("--tasks", type=_file, required=True, help="tasks in tau2's format (scenario, reference actions)")
+@click.option("--users", type=_file, help="scripted users for those tasks (the scripted-user format)")
+@click.option("--dump", type=_dir, help="the data the pack loads (default: the tasks file's ../database)")
+@click.option("--guides", type=_dir,
+              help="the guides the agent answers from (default: the pack's policy, else CHOPS_GUIDES_DIR)")
+@click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True, help="K trials per task (pass^k)")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="conversations at once")
+@click.option("--user-model", help="an OpenAI-compatible endpoint URL: an LLM plays the user instead of the scripts")
+@click.option("--user-model-name", help="the user model's name at that endpoint")
+@click.option("--limit", type=click.IntRange(min=1), help="the first N tasks")
+@click.option("--task-ids", help="only these tasks, comma-separated")
+@click.option("--end-states", type=click.Choice(["first", "all", "none"]), default="first", show_default=True,
+              help="which trials' end states to keep in OUT/end_states (each is a whole database)")
+@click.option("--retry-errors", is_flag=True, help="on resume, re-run conversations that crashed")
+@click.option("--quiet", is_flag=True, help="no progress bar")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="run directory; the same --out resumes")
+@_guarded
+def conversations_cmd(**opts) -> None:
+    """Whole conversations with a simulated customer per task, graded by the database's end state (tau2's way):
+    summary.json, report.md, report.png and end_states/ in --out."""
+    from eval.conversations.cli import run_command
+
+    run_command(**opts)
