@@ -314,7 +314,7 @@ CREATE TABLE IF NOT EXISTS chops_pending_change (
   nickname        VARCHAR(64) NOT NULL,
   created_at      DATETIME NOT NULL,
   expires_at      DATETIME NOT NULL,
-  idempotency_key VARCHAR(191) NOT NULL,            -- the commit's key: a resent "yes" replays, never writes twice
+  idempotency_key VARCHAR(191) COLLATE utf8mb4_bin NOT NULL,  -- the commit's key: a resent "yes" replays, never writes twice
   steps_json      TEXT NOT NULL,                    -- the exact plan: [[operation, args], ...]
   diff_json       LONGTEXT NOT NULL,                -- the dry run's changes it was described from
   description     TEXT NOT NULL,

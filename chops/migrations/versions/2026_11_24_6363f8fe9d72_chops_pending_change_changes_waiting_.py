@@ -31,7 +31,9 @@ def upgrade() -> None:
         sa.Column("nickname", sa.String(length=64), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("expires_at", sa.DateTime(), nullable=False),
-        sa.Column("idempotency_key", sa.String(length=191), nullable=False),
+        # Byte-exact on MySQL like every idempotency key: keys differing only in case are different keys.
+        sa.Column("idempotency_key", sa.String(length=191).with_variant(
+            mysql.VARCHAR(191, collation="utf8mb4_bin"), "mysql", "mariadb"), nullable=False),
         sa.Column("steps_json", sa.Text(), nullable=False),
         sa.Column("diff_json", LONGTEXT, nullable=False),
         sa.Column("description", sa.Text(), nullable=False),
