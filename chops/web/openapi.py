@@ -14,7 +14,7 @@ from chops.web.openapi_desk import desk_paths
 _REF = "#/components/schemas/{model}"
 _MODELS = (s.CreateConversation, s.ConversationCreated, s.PostMessage, s.TurnOut, s.ConversationOut,
            s.HeldMessage, s.EventOut, s.QueueOut, s.StaffStateOut, s.ErrorBody, g.GuideList, g.GuideChange,
-           s.RateTurn, s.RatingOut, s.AnalyticsOut)
+           s.RateTurn, s.RatingOut, s.AnalyticsOut, s.GreetingOut)
 
 
 def _ref(model) -> dict:
@@ -42,6 +42,11 @@ def _paths(max_chars: int) -> dict:
               "description": "1 = answer as Server-Sent Events (same as `Accept: text/event-stream`)"}
     text_plain = {"content": {"text/plain": {"schema": {"type": "string"}}}}
     return {
+        "/v1/greeting": {"get": {
+            "summary": "The agent's opening line",
+            "description": "In the language of `Accept-Language` (or `?lang=`); no sign-in, nothing stored.",
+            "parameters": [{"name": "lang", "in": "query", "required": False, "schema": {"type": "string"}}],
+            "responses": {"200": _json(s.GreetingOut, "the greeting")}}},
         "/v1/conversations": {"post": {
             "summary": "Start a conversation",
             "description": "The acting user is the nickname in the signed token (or `nickname` in demo mode).",

@@ -63,6 +63,13 @@ class TurnOut(_record_fields("created_at", "user_text", "reply", "route", "opera
     error: str | None = Field(None, description="the model error code when the model failed")
 
 
+class GreetingOut(BaseModel):
+    """The agent's opening line: the agent speaks first."""
+
+    greeting: str
+    language: Literal["en", "zh"]
+
+
 class StateOut(BaseModel):
     """Who has the conversation: the agent, nobody yet (waiting for a person), a staff member, or closed."""
 
