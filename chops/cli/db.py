@@ -1,7 +1,9 @@
-"""``chops db``: create, load and seed the database (SQLite or MySQL/MariaDB)."""
+"""``chops db``: create, load, export and seed the database (SQLite or MySQL/MariaDB)."""
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from pathlib import Path
 
@@ -66,7 +68,7 @@ progress_option = click.option("--progress/--no-progress", default=True, help="s
 @progress_option
 def load_cmd(directory: Path, database_url: str | None, domain: str | None, progress: bool) -> None:
     """Replace the domain pack's rows with the dump in DIRECTORY (one transaction; running it twice is
-    harmless). CPHOS: the dataset's `database` folder."""
+    harmless). CPHOS: the dataset's `database` folder; retail: the tau2-retail folder (or its `database`)."""
     _load(pack_for(domain), directory, database_url, progress)
 
 
@@ -86,9 +88,30 @@ def _load(pack, directory: Path, database_url: str | None, progress: bool) -> No
     start = time.perf_counter()
     try:
         counts = pack.load(engine, directory, progress=progress)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:  # ValueError: a malformed dump (nothing was loaded)
         raise click.ClickException(str(exc)) from None
     _report(counts, time.perf_counter() - start)
+
+
+@db.command("export")
+@click.option("--out", "out", default=None, type=click.Path(dir_okay=False, writable=True, path_type=Path),
+              help="write the JSON document to FILE instead of standard output")
+@database_url_option
+@domain_option
+def export_cmd(out: Path | None, database_url: str | None, domain: str | None) -> None:
+    """Write the domain pack's whole state as the JSON document `db load` reads (retail: db.json's shape)."""
+    pack = pack_for(domain)
+    try:
+        document = pack.export(engine_for(database_url))
+    except NotImplementedError as exc:
+        click.echo(f"Error: the {pack.name} pack cannot export its state ({exc}).", err=True)
+        sys.exit(2)
+    text = json.dumps(document, indent=4, ensure_ascii=False)  # db.json's layout (retail: byte for byte)
+    if out is None:
+        click.echo(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out}", err=True)
 
 
 @db.command("seed-demo")

@@ -1,0 +1,133 @@
+"""Typed arguments of the shop's operations: one pydantic model per operation, a description on every field
+(the models read them). The acting customer is never an argument: it is the signed-in user."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+MAX_ITEMS = 50  # item ids in one request (the largest order in the data has 5 lines)
+_BARE_ORDER_ID = re.compile(r"[Ww]\d+")
+
+
+def _order_id(value: Any) -> Any:
+    # Small models often drop the '#' of "#W0000000"; the id is unambiguous without it.
+    if isinstance(value, str) and _BARE_ORDER_ID.fullmatch(value.strip()):
+        return "#" + value.strip().upper()
+    return value
+
+
+OrderId = Annotated[str, BeforeValidator(_order_id), Field(max_length=64)]
+Id = Annotated[str, Field(max_length=64)]
+Text = Annotated[str, Field(max_length=255)]
+ItemIds = Annotated[list[Id], Field(max_length=MAX_ITEMS)]
+
+
+class Args(BaseModel):
+    """Base of every argument model: unknown keys refused, strings trimmed, numbers accepted as ids."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, coerce_numbers_to_str=True)
+
+
+class NoArgs(Args):
+    """This operation takes no arguments."""
+
+
+class CalculateArgs(Args):
+    """Arguments of calculate."""
+
+    expression: Annotated[str, Field(max_length=500)] = Field(
+        description="the arithmetic to compute, numbers with + - * / and parentheses, e.g. '(49.99 - 12.5) * 2'")
+
+
+class EmailArgs(Args):
+    """Arguments of find_user_id_by_email."""
+
+    email: Text = Field(description="the customer's email address, e.g. 'someone@example.com'")
+
+
+class NameZipArgs(Args):
+    """Arguments of find_user_id_by_name_zip."""
+
+    first_name: Text = Field(description="the customer's first name, e.g. 'John'")
+    last_name: Text = Field(description="the customer's last name, e.g. 'Doe'")
+    zip: Annotated[str, Field(max_length=32)] = Field(description="the zip code of the customer's address, e.g. '12345'")
+
+
+class OrderArgs(Args):
+    """Arguments of get_order_details."""
+
+    order_id: OrderId = Field(description="the order id, '#W' and seven digits, e.g. '#W0000000'")
+
+
+class ProductArgs(Args):
+    """Arguments of get_product_details."""
+
+    product_id: Id = Field(description="the product id (not an item id), e.g. '6086499569'")
+
+
+class ItemArgs(Args):
+    """Arguments of get_item_details."""
+
+    item_id: Id = Field(description="the item id of one variant (not a product id), e.g. '1008292230'")
+
+
+class CancelArgs(Args):
+    """Arguments of cancel_pending_order."""
+
+    order_id: OrderId = Field(description="the id of the pending order to cancel, e.g. '#W0000000'")
+    reason: Text = Field(description="why: exactly 'no longer needed' or 'ordered by mistake'")
+
+
+class AddressArgs(Args):
+    """A postal address (the customer's default address)."""
+
+    address1: Text = Field(description="the first line of the address, e.g. '123 Main St'")
+    address2: Text = Field("", description="the second line of the address, e.g. 'Apt 1'; empty when there is none")
+    city: Text = Field(description="the city, e.g. 'San Francisco'")
+    state: Text = Field(description="the state, e.g. 'CA'")
+    country: Text = Field(description="the country, e.g. 'USA'")
+    zip: Annotated[str, Field(max_length=32)] = Field(description="the zip code, e.g. '12345'")
+
+    def address(self) -> dict[str, str]:
+        """The address as the tables store it (db.json's key order)."""
+        return {"address1": self.address1, "address2": self.address2, "city": self.city, "country": self.country,
+                "state": self.state, "zip": self.zip}
+
+
+class OrderAddressArgs(AddressArgs):
+    """Arguments of modify_pending_order_address."""
+
+    order_id: OrderId = Field(description="the id of the pending order to ship elsewhere, e.g. '#W0000000'")
+
+
+class PaymentArgs(Args):
+    """Arguments of modify_pending_order_payment."""
+
+    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'")
+    payment_method_id: Id = Field(description="the customer's payment method to pay with instead, e.g. "
+                                              "'gift_card_0000000' or 'credit_card_0000000'")
+
+
+class SwapArgs(Args):
+    """Arguments of modify_pending_order_items and exchange_delivered_order_items."""
+
+    order_id: OrderId = Field(description="the order id, e.g. '#W0000000'")
+    item_ids: ItemIds = Field(description="the item ids of the order's lines to change; an id twice for two "
+                                          "lines of the same item")
+    new_item_ids: ItemIds = Field(description="the new item id for each item in item_ids, same position, an "
+                                              "available variant of the same product")
+    payment_method_id: Id = Field(description="the customer's payment method that pays or receives the price "
+                                              "difference, e.g. 'gift_card_0000000'")
+
+
+class ReturnArgs(Args):
+    """Arguments of return_delivered_order_items."""
+
+    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'")
+    item_ids: ItemIds = Field(description="the item ids of the order's lines to return; an id twice for two lines "
+                                          "of the same item")
+    payment_method_id: Id = Field(description="where the refund goes: the order's original payment method or one "
+                                              "of the customer's gift cards")

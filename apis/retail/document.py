@@ -1,0 +1,158 @@
+"""The shop's whole state as one JSON document (tau2's ``db.json``): typed, so a malformed file fails
+loudly on load instead of loading half. ``load`` reads this shape and ``export`` writes it back.
+
+``{"products": {product_id: Product}, "users": {user_id: User}, "orders": {order_id: Order}}``; the optional
+order fields the writes add are absent (or null) until set.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+CENT = Decimal("0.01")
+
+
+def to_cents(value: Any) -> Decimal:
+    """An amount as a ``Decimal`` to the cent. Floats go through their shortest repr (``536.65``, not the
+    binary expansion); more decimals are rounded half up (tau2 writes float noise such as 30.709999999999994)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
+        raise ValueError(f"not an amount: {value!r}")
+    return Decimal(repr(value) if isinstance(value, float) else str(value)).quantize(CENT, ROUND_HALF_UP)
+
+
+Amount = Annotated[Decimal, BeforeValidator(to_cents)]
+
+
+class Strict(BaseModel):
+    """Unknown keys are an error: a field this pack does not store would be lost on export."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Variant(Strict):
+    item_id: str
+    options: dict[str, Any]
+    available: bool
+    price: Amount
+
+
+class Product(Strict):
+    name: str
+    product_id: str
+    variants: dict[str, Variant]
+
+
+class Name(Strict):
+    first_name: str
+    last_name: str
+
+
+class Address(Strict):
+    address1: str
+    address2: str
+    city: str
+    country: str
+    state: str
+    zip: str
+
+
+class PaymentMethod(Strict):
+    source: str
+    id: str
+    brand: str | None = None
+    last_four: str | None = None
+    balance: Amount | None = None
+
+
+class User(Strict):
+    user_id: str
+    name: Name
+    address: Address
+    email: str
+    payment_methods: dict[str, PaymentMethod]
+    orders: list[str]
+
+
+class OrderItem(Strict):
+    name: str
+    product_id: str
+    item_id: str
+    price: Amount
+    options: dict[str, Any]
+
+
+class Fulfillment(Strict):
+    tracking_id: list[str]
+    item_ids: list[str]
+
+
+class Payment(Strict):
+    transaction_type: str
+    amount: Amount
+    payment_method_id: str
+
+
+class Order(Strict):
+    order_id: str
+    user_id: str
+    address: Address
+    items: list[OrderItem]
+    status: str
+    fulfillments: list[Fulfillment]
+    payment_history: list[Payment]
+    cancel_reason: str | None = None
+    exchange_items: list[str] | None = None
+    exchange_new_items: list[str] | None = None
+    exchange_payment_method_id: str | None = None
+    exchange_price_difference: Amount | None = None
+    return_items: list[str] | None = None
+    return_payment_method_id: str | None = None
+
+
+class Document(Strict):
+    products: dict[str, Product]
+    users: dict[str, User]
+    orders: dict[str, Order]
+
+    def check(self) -> None:
+        """Cross-record rules the tables rely on (``ValueError`` naming the first offender): mapping keys
+        equal the records' ids, every order is in its owner's list exactly once and every listed order
+        exists, an order's payments use its owner's methods, and requested exchanges or returns are whole."""
+        for kind, records, id_field in (("product", self.products, "product_id"), ("user", self.users, "user_id"),
+                                        ("order", self.orders, "order_id")):
+            for key, record in records.items():
+                if getattr(record, id_field) != key:
+                    raise ValueError(f"{kind} {key!r} holds the record of {getattr(record, id_field)!r}")
+        for product in self.products.values():
+            for key, v in product.variants.items():
+                if v.item_id != key:
+                    raise ValueError(f"product {product.product_id}: variant {key!r} holds item {v.item_id!r}")
+        listed: dict[str, str] = {}
+        for user in self.users.values():
+            for order_id in user.orders:
+                if order_id in listed:
+                    raise ValueError(f"order {order_id} is listed twice (users {listed[order_id]}, {user.user_id})")
+                listed[order_id] = user.user_id
+        for order_id, order in self.orders.items():
+            if listed.get(order_id) != order.user_id:
+                raise ValueError(f"order {order_id} is not in the orders list of its user {order.user_id!r}")
+            self._check_order(order)
+        missing = sorted(set(listed) - set(self.orders))
+        if missing:
+            raise ValueError(f"users list orders that do not exist: {', '.join(missing[:5])}")
+
+    def _check_order(self, order: Order) -> None:
+        methods = self.users[order.user_id].payment_methods
+        for p in order.payment_history:
+            if p.payment_method_id not in methods:
+                raise ValueError(f"order {order.order_id} paid with {p.payment_method_id}, not a method of its user")
+        # The tables keep a request's item lists with its payment method: the fields come and go together.
+        groups = {"exchange": (order.exchange_items, order.exchange_new_items, order.exchange_payment_method_id,
+                               order.exchange_price_difference),
+                  "return": (order.return_items, order.return_payment_method_id)}
+        for name, fields in groups.items():
+            if len({f is None for f in fields}) > 1:
+                raise ValueError(f"order {order.order_id}: the {name} fields are only partly set")

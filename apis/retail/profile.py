@@ -1,0 +1,64 @@
+"""The signed-in customer's profile ("basic info"): what the agent may know of them without an operation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from apis.retail import tables as t
+from apis.retail.uow import RetailUnitOfWork
+from apis.retail.views import address_text, method_view
+
+
+class RetailProfile(BaseModel):
+    """A customer: name, email, default address, payment methods, order ids (newest last)."""
+
+    user_id: str
+    first_name: str
+    last_name: str
+    email: str
+    address: dict[str, str]
+    payment_methods: list[dict[str, Any]]  # method_view rows: id, source, balance or card
+    orders: list[str]
+
+    @property
+    def full_name(self) -> str:
+        """"First Last"."""
+        return f"{self.first_name} {self.last_name}"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The user id and the full name: a request naming either is about the customer themself."""
+        return (self.user_id, self.full_name)
+
+    def describe(self) -> str:
+        """A compact plain-text rendering for prompts (one fact per line)."""
+        methods = []
+        for m in self.payment_methods:
+            detail = (f"balance ${m['balance']:,.2f}" if "balance" in m else m.get("card", m["source"]))
+            methods.append(f"{m['id']} ({m['source'].replace('_', ' ')}, {detail})")
+        return "\n".join([
+            f"Name: {self.full_name} (user id {self.user_id})",
+            f"Email: {self.email}",
+            f"Default address: {address_text(self.address)}",
+            f"Payment methods: {'; '.join(methods) or 'none'}",
+            f"Orders (oldest first, newest last): {', '.join(self.orders) or 'none'}",
+        ])
+
+    def grounding_values(self) -> tuple[str, ...]:
+        """Values an argument may take though the customer never typed them: their order ids and payment
+        method ids (a look-up already made) and the parts of their default address ("ship it to my address")."""
+        return (*self.orders, *(m["id"] for m in self.payment_methods),
+                *(v for v in self.address.values() if v))
+
+
+def load_profile(uow: RetailUnitOfWork, user_id: str) -> RetailProfile | None:
+    """The customer's profile from three indexed look-ups; ``None`` = not a customer."""
+    c = uow.customers.get(user_id)
+    if c is None:
+        return None
+    return RetailProfile(user_id=c["user_id"], first_name=c["first_name"], last_name=c["last_name"], email=c["email"],
+                         address={k: c[k] for k in t.ADDRESS_KEYS},
+                         payment_methods=[method_view(m) for m in uow.payment_methods.of_customer(user_id)],
+                         orders=uow.orders.ids_of(user_id))

@@ -1,0 +1,181 @@
+"""SQL repositories of the shop over one Core connection (bound parameters only). Reads in a write unit of
+work lock the rows they return (MySQL ``SELECT ... FOR UPDATE``; SQLite's ``BEGIN IMMEDIATE`` already holds the
+database). Every write records its row-level ``Change``s in the unit of work: one per changed field of an
+update, one per inserted row; money in them is a float to the cent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+
+from apis.retail import tables as t
+from chops.domain.outcomes import Change
+
+Row = dict[str, Any]
+NAME_CHUNK = 400  # names per IN list: under SQLite's old 999-parameter limit
+
+
+def shown(value: Any) -> Any:
+    """A value as a ``Change`` shows it: amounts as floats (JSON numbers), the rest as they are."""
+    return float(value) if isinstance(value, Decimal) else value
+
+
+class _Repo:
+    def __init__(self, conn: sa.Connection, changes: list[Change], lock: bool):
+        self.conn, self.changes, self.lock = conn, changes, lock
+
+    def _rows(self, stmt: sa.Select, *, lock: bool = False) -> list[Row]:
+        if lock and self.lock:
+            stmt = stmt.with_for_update()
+        return [dict(r._mapping) for r in self.conn.execute(stmt)]
+
+    def _one(self, stmt: sa.Select, *, lock: bool = False) -> Row | None:
+        rows = self._rows(stmt, lock=lock)
+        return rows[0] if rows else None
+
+    def _update(self, table: sa.Table, key: Row, row: Row, values: Row) -> None:
+        """Set ``values`` on the row ``key`` (``row``: its current values, updated in place); only the fields
+        that differ are written and recorded."""
+        changed = {k: v for k, v in values.items() if row[k] != v}
+        if not changed:
+            return
+        where = [table.c[k] == v for k, v in key.items()]
+        self.conn.execute(table.update().where(*where).values(changed))
+        self.changes += [Change(table=table.name, key=key, field=k, before=shown(row[k]), after=shown(v))
+                         for k, v in changed.items()]
+        row.update(changed)
+
+    def _insert(self, table: sa.Table, key_fields: tuple[str, ...], values: Row) -> None:
+        self.conn.execute(table.insert().values(values))
+        self.changes.append(Change(table=table.name, key={k: values[k] for k in key_fields},
+                                   after={k: shown(v) for k, v in values.items()}))
+
+
+class CustomerRepository(_Repo):
+    """Customers (``retail_customer``)."""
+
+    def get(self, user_id: str) -> Row | None:
+        """The customer ``user_id`` (locked in a write unit of work)."""
+        return self._one(sa.select(t.customer).where(t.customer.c.user_id == user_id), lock=True)
+
+    def named(self, keys: Collection[str]) -> list[Row]:
+        """``user_id``, ``first_name``, ``last_name`` of the customers whose ``name_key`` is one of ``keys``
+        (lower-cased "first last"): indexed ``IN`` lookups in chunks, never a scan."""
+        c, keys = t.customer, sorted(set(keys))
+        found: dict[str, Row] = {}
+        for i in range(0, len(keys), NAME_CHUNK):
+            stmt = sa.select(c.c.user_id, c.c.first_name, c.c.last_name).where(c.c.name_key.in_(keys[i:i + NAME_CHUNK]))
+            found.update((r["user_id"], r) for r in self._rows(stmt))
+        return [found[k] for k in sorted(found)]
+
+    def set_address(self, customer: Row, address: Row) -> None:
+        """Replace the customer's default address."""
+        self._update(t.customer, {"user_id": customer["user_id"]}, customer, address)
+
+
+class PaymentMethodRepository(_Repo):
+    """Customers' payment methods (``retail_payment_method``)."""
+
+    def of_customer(self, user_id: str) -> list[Row]:
+        """The customer's payment methods in their order."""
+        pm = t.payment_method
+        return self._rows(sa.select(pm).where(pm.c.user_id == user_id).order_by(pm.c.seq), lock=True)
+
+    def get(self, user_id: str, payment_method_id: str) -> Row | None:
+        """The customer's payment method ``payment_method_id`` (locked in a write unit of work)."""
+        pm = t.payment_method
+        return self._one(sa.select(pm).where(pm.c.user_id == user_id, pm.c.payment_method_id == payment_method_id),
+                         lock=True)
+
+    def set_balance(self, method: Row, balance: Decimal) -> None:
+        """Set a gift card's balance."""
+        key = {"user_id": method["user_id"], "payment_method_id": method["payment_method_id"]}
+        self._update(t.payment_method, key, method, {"balance": balance})
+
+
+class ProductRepository(_Repo):
+    """Products and their variants (public: no customer owns them)."""
+
+    def types(self) -> list[Row]:
+        """``product_id`` and ``name`` of every product, by name."""
+        return self._rows(sa.select(t.product.c.product_id, t.product.c.name).order_by(t.product.c.name))
+
+    def get(self, product_id: str) -> Row | None:
+        """The product ``product_id`` with its ``variants`` (in their order)."""
+        product = self._one(sa.select(t.product).where(t.product.c.product_id == product_id))
+        if product is not None:
+            v = t.variant
+            product["variants"] = self._rows(sa.select(v).where(v.c.product_id == product_id).order_by(v.c.seq))
+        return product
+
+    def variant(self, item_id: str) -> Row | None:
+        """The variant ``item_id`` with its product's ``name`` (locked in a write unit of work)."""
+        v = t.variant
+        stmt = (sa.select(v, t.product.c.name).join(t.product, t.product.c.product_id == v.c.product_id)
+                .where(v.c.item_id == item_id))
+        return self._one(stmt, lock=True)
+
+
+class OrderRepository(_Repo):
+    """Orders with their items, payment history, fulfilments and requested item lists."""
+
+    def ids_of(self, user_id: str) -> list[str]:
+        """The customer's order ids in their list's order (newest last)."""
+        o = t.order
+        return [r["order_id"] for r in self._rows(sa.select(o.c.order_id).where(o.c.user_id == user_id)
+                                                  .order_by(o.c.user_seq))]
+
+    def get(self, order_id: str, user_id: str) -> Row | None:
+        """Customer ``user_id``'s order ``order_id`` (locked in a write unit of work) with ``items``,
+        ``payments``, ``fulfilments`` (``tracking_ids``, ``item_ids``) and ``requested`` (kind -> item ids).
+        ``None`` when the customer has no such order: another customer's order is never even read."""
+        order = self._one(sa.select(t.order).where(t.order.c.order_id == order_id, t.order.c.user_id == user_id),
+                          lock=True)
+        if order is None:
+            return None
+
+        def children(table: sa.Table, *order_by: str) -> list[Row]:
+            return self._rows(sa.select(table).where(table.c.order_id == order_id)
+                              .order_by(*(table.c[c] for c in order_by)))
+
+        order["items"] = children(t.order_item, "seq")
+        order["payments"] = children(t.payment, "seq")
+        tracking = children(t.fulfilment_tracking, "fulfilment_seq", "seq")
+        shipped = children(t.fulfilment_item, "fulfilment_seq", "seq")
+        order["fulfilments"] = [{"tracking_ids": [x["tracking_id"] for x in tracking if x["fulfilment_seq"] == f["seq"]],
+                                 "item_ids": [x["item_id"] for x in shipped if x["fulfilment_seq"] == f["seq"]]}
+                                for f in children(t.fulfilment, "seq")]
+        requested = children(t.request_item, "kind", "seq")
+        order["requested"] = {kind: [r["item_id"] for r in requested if r["kind"] == kind] for kind in t.REQUEST_KINDS}
+        return order
+
+    def update(self, order: Row, values: Row) -> None:
+        """Set fields of the order row (status, address, the optional fields)."""
+        self._update(t.order, {"order_id": order["order_id"]}, order, values)
+
+    def add_payment(self, order: Row, transaction_type: str, amount: Decimal, payment_method_id: str) -> None:
+        """Append a payment or refund to the order's payment history."""
+        row = {"order_id": order["order_id"], "seq": len(order["payments"]), "transaction_type": transaction_type,
+               "amount": amount, "payment_method_id": payment_method_id}
+        self._insert(t.payment, ("order_id", "seq"), row)
+        order["payments"].append(row)
+
+    def update_item(self, order: Row, line: Row, values: Row) -> None:
+        """Rewrite fields of one ordered line (``line``: one of ``order["items"]``)."""
+        self._update(t.order_item, {"order_id": order["order_id"], "seq": line["seq"]}, line, values)
+
+    def request_items(self, order: Row, kind: str, item_ids: list[str]) -> None:
+        """Store the item list of a requested exchange or return. Recorded as ONE change of the order's
+        field as db.json names it (``exchange_items``…): the diff speaks of the order, not of list rows."""
+        r = t.request_item
+        self.conn.execute(r.delete().where(r.c.order_id == order["order_id"], r.c.kind == kind))
+        self.conn.execute(r.insert(), [{"order_id": order["order_id"], "kind": kind, "seq": i,
+                                                     "item_id": x} for i, x in enumerate(item_ids)])
+        self.changes.append(Change(table=t.order.name, key={"order_id": order["order_id"]},
+                                   field=t.REQUEST_KINDS[kind], before=order["requested"][kind] or None,
+                                   after=list(item_ids)))
+        order["requested"][kind] = list(item_ids)
