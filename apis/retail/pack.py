@@ -45,7 +45,7 @@ class RetailPack:
 
     name = "retail"
     router_examples = Path(__file__).with_name("router_examples.jsonl")
-    prompts = None  # the generic prompts/ until the pack has its own wording
+    prompts = Path(__file__).with_name("prompts")  # the shop's wording and made-up examples, over prompts/
 
     def api(self, engine: sa.Engine) -> RetailApi:
         """The shop's ``RetailApi`` (fifteen typed operations) over ``engine``."""
