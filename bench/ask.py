@@ -139,11 +139,12 @@ def run(args: argparse.Namespace) -> dict:
         setups.append(("no router", settings.model_copy(update={"router_enabled": False}), llm))
     rows, levels = [], []
     with tempfile.TemporaryDirectory() as tmp:
+        from apis.cphos.pack import pack
         from apis.cphos.service import Api
         from chops.pipeline import Agent
 
-        for _, s, model in setups:  # as the service does before it is ready
-            Agent(Api(None), model, s, index, approvals=None).warm()
+        for _, s, model in setups:  # as the service does before it is ready (the heads of the pack's own prompts)
+            Agent(Api(None), model, s, index, approvals=None, prompts=pack.prompts).warm()
         for rep in range(args.repeats):
             for i, case in enumerate(cases):
                 for name, s, model in setups[::-1] if rep % 2 else setups:

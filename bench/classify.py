@@ -28,6 +28,7 @@ from chops.domain.operations import operation_lines
 from chops.llm import build_llm
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import TurnContext
+from chops.pipeline.prompting import pack_prompts
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.trace import Trace
 from chops.retrieval.embedders import make_embedder
@@ -68,7 +69,9 @@ def run(cphos_dir: Path, only: str | None) -> dict:
         t1 = time.perf_counter()
         trace = Trace()
         trace.iteration = 1
-        model = classifier.classify(TurnContext(nickname="bench", text=text, profile=None, history=[], trace=trace))
+        with pack_prompts(pack.prompts):  # CPHOS's own wording, as the pack's Agent would use
+            model = classifier.classify(TurnContext(nickname="bench", text=text, profile=None, history=[],
+                                                    trace=trace))
         t2 = time.perf_counter()
         unsure += not decision.sure
         got = {"router": decision.route, "model": model, "both": decision.route if decision.sure else model}

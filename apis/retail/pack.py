@@ -46,7 +46,7 @@ class RetailPack:
 
     name = "retail"
     router_examples = Path(__file__).with_name("router_examples.jsonl")
-    prompts = None  # the generic prompts/ until the pack has its own wording
+    prompts = Path(__file__).with_name("prompts")  # the shop's wording and made-up examples, over prompts/
     closing_question = True  # a shop's manners (and tau2's users): "Is there anything else I can help you with?"
     metadata = t.metadata
     migrations = MIGRATIONS  # the retail_* tables' history (version table retail_alembic_version)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable
+from types import UnionType
+from typing import Annotated, Any, Callable, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -34,16 +35,28 @@ class Operation:
     observe: bool = False
 
     def arg_signature(self) -> str:
-        """``Arg: type, ...`` with the argument names."""
-        parts = []
-        for field in self.args_model.model_fields.values():
-            kind = getattr(field.annotation, "__name__", str(field.annotation))
-            parts.append(f"{field.alias}: {kind}")
-        return ", ".join(parts)
+        """``Arg: type, ...`` with the argument names (the alias where a pack gives one, else the field's
+        name: the name the plan schema asks for, see ``chops.pipeline.schemas``)."""
+        return ", ".join(f"{field.alias or name}: {type_name(field.annotation)}"
+                         for name, field in self.args_model.model_fields.items())
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments (by their names)."""
         return self.args_model.model_json_schema(by_alias=True)
+
+
+def type_name(annotation: Any) -> str:
+    """A short name of an argument's type for prompts: ``int``, ``list[str]``, ``str | None`` (constraints of
+    ``Annotated`` left out: the schema enforces them, the model only needs the kind)."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return type_name(args[0])
+    if origin in (Union, UnionType):
+        return " | ".join(type_name(a) for a in args)
+    if origin is not None:
+        inner = ", ".join(type_name(a) for a in args)
+        return f"{getattr(origin, '__name__', str(origin))}[{inner}]" if inner else getattr(origin, "__name__", "")
+    return "None" if annotation is type(None) else getattr(annotation, "__name__", str(annotation))
 
 
 def operation_lines(operations: Mapping[str, Operation]) -> list[str]:

@@ -16,6 +16,7 @@ from bench.classify import MANNERS
 from chops.domain.operations import operation_lines
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.context import TurnContext
+from chops.pipeline.prompting import pack_prompts
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.trace import Trace
 from chops.records import CONVERSATION_ROUTES
@@ -32,11 +33,12 @@ def routes(local_llm, tmp_path_factory):
     router = build_router(tmp_path_factory.mktemp("data"), pack.router_examples, make_embedder(settings))
     classifier = Classifier(local_llm, Retriever(None, settings), "\n".join(operation_lines(OPERATIONS)), router=router)
     out = []
-    for case in json.loads(MANNERS.read_text("utf-8"))["cases"]:
-        trace = Trace()
-        trace.iteration = 1
-        ctx = TurnContext(nickname="t", text=case["text"], profile=None, history=[], trace=trace)
-        out.append((case["text"], case["route"], classifier.classify(ctx)))
+    with pack_prompts(pack.prompts):  # CPHOS's own wording, as an Agent of the pack would use
+        for case in json.loads(MANNERS.read_text("utf-8"))["cases"]:
+            trace = Trace()
+            trace.iteration = 1
+            ctx = TurnContext(nickname="t", text=case["text"], profile=None, history=[], trace=trace)
+            out.append((case["text"], case["route"], classifier.classify(ctx)))
     return out
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from apis.cphos.pack import pack as cphos_pack
 from apis.cphos.service import Api
 from chops.pipeline.context import Candidate, TurnContext
+from chops.pipeline.prompting import pack_prompts
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Verifier
 from chops.retrieval.ingest import Chunk
@@ -41,13 +43,14 @@ def verdicts(local_llm, tmp_path_factory):
     profile = Api(engine).profile("demo_leader")
     verifier = Verifier(local_llm, get_settings())
     out = []
-    for text, route, answer, should_pass in CASES:
-        trace = Trace()
-        trace.iteration = 1
-        ctx = TurnContext(nickname="demo_leader", text=text, profile=profile, history=[], trace=trace)
-        cand = Candidate(iteration=1, route=route, source=HOW_TO if route == "guide" else None,
-                         answer=answer.format(subject=profile.subject, limit=profile.limit))
-        out.append((text, should_pass, verifier.verify(ctx, cand), cand.score, cand.reason))
+    with pack_prompts(cphos_pack.prompts):  # CPHOS's own rubric examples, as an Agent of the pack would use
+        for text, route, answer, should_pass in CASES:
+            trace = Trace()
+            trace.iteration = 1
+            ctx = TurnContext(nickname="demo_leader", text=text, profile=profile, history=[], trace=trace)
+            cand = Candidate(iteration=1, route=route, source=HOW_TO if route == "guide" else None,
+                             answer=answer.format(subject=profile.subject, limit=profile.limit))
+            out.append((text, should_pass, verifier.verify(ctx, cand), cand.score, cand.reason))
     return out
 
 
