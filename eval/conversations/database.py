@@ -3,7 +3,7 @@ every conversation (and every grading replay) on a byte copy of it.
 
 The same reasons as ``eval/isolation.py`` (a copy takes milliseconds, cannot share state with another
 task, not even the agent's own tables, and each worker thread holds its own), for any domain pack:
-``pack.create_schema`` then ``pack.load`` build the template.
+``chops.migrate.upgrade`` (the agent's tables and the pack's) then ``pack.load`` build the template.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ class PackTemplate:
         """Load ``dump_dir`` (what ``pack.load`` reads) into ``work_dir/template.db``; a template built from
         the same pack and dump (``template.json``) is reused, so a resumed run does not reload."""
         from chops.db import make_engine
+        from chops.migrate import upgrade
 
         work_dir.mkdir(parents=True, exist_ok=True)
         path, meta_path = work_dir / TEMPLATE_NAME, work_dir / "template.json"
@@ -65,7 +66,7 @@ class PackTemplate:
                 stale.unlink(missing_ok=True)
             engine = make_engine(f"sqlite:///{path}")
             try:
-                pack.create_schema(engine)  # the pack's tables and the agent's own (conversations, audit)
+                upgrade(engine, pack)  # the pack's tables and the agent's own (conversations, audit)
                 pack.load(engine, Path(dump_dir))
             finally:
                 engine.dispose()

@@ -12,7 +12,6 @@ from typing import Any
 import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, Field
 
-from chops import tables as ct
 from chops.domain.operations import Operation
 from chops.domain.outcomes import Change, DomainError, InvalidArgument, NotInSystem, OperationResult, Outcome, \
     PlanResult, PreconditionFailed, combined_outcome
@@ -161,13 +160,11 @@ class MiniPack:
     prompts = None
     router_examples = None
     closing_question = True  # a shop closes a finished request with "anything else?"
+    metadata = meta
+    migrations = None  # its tables are created when missing (chops.migrate), never altered
 
     def api(self, engine: sa.Engine) -> MiniApi:
         return MiniApi(engine)
-
-    def create_schema(self, engine: sa.Engine) -> None:
-        meta.create_all(engine)
-        ct.metadata.create_all(engine)
 
     def load(self, engine: sa.Engine, directory: Path, *, progress: bool = False) -> dict[str, int]:
         dump = json.loads((Path(directory) / "db.json").read_text(encoding="utf-8"))
