@@ -10,7 +10,8 @@ returns a short reason and an integer score.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, Any, Literal, Union
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -93,6 +94,17 @@ class Choice(BaseModel):
 ANSWER_DIRECTLY = "AnswerDirectly"
 
 
+def _plain(typ: Any) -> Any:
+    """``typ`` without the constraints of ``Annotated`` inside it (``list[Annotated[str, max 64]]`` ->
+    ``list[str]``): a length bound compiles to a deeply nested grammar (see the module docstring), and the
+    operation's own model checks it anyway when it runs."""
+    if get_origin(typ) is Annotated:
+        return _plain(get_args(typ)[0])
+    if get_origin(typ) in (list, tuple) and get_args(typ):
+        return get_origin(typ)[tuple(_plain(a) for a in get_args(typ))]
+    return typ
+
+
 def _nullable_args_model(op: Any) -> type[BaseModel]:
     """The operation's arguments, keyed by their CPHOS names, every one nullable.
 
@@ -103,8 +115,11 @@ def _nullable_args_model(op: Any) -> type[BaseModel]:
     for name, info in op.args_model.model_fields.items():
         key = info.alias or name
         typ = info.annotation
-        # ``int | None`` in the registry already; strip to the base type before re-adding None.
-        base = next((a for a in getattr(typ, "__args__", (typ,)) if a is not type(None)), typ)
+        # ``int | None`` in the registry already; strip to the base type before re-adding None. Only a union
+        # is stripped: the arguments of ``list[str]`` are its items' type, and taking them offered the model a
+        # string where the operation takes a list of item ids.
+        union = get_origin(typ) in (Union, UnionType)
+        base = _plain(next((a for a in get_args(typ) if a is not type(None)), typ) if union else typ)
         fields[key] = (base | None, Field(..., description=info.description))
     return create_model(f"{op.name}Args", __config__=ConfigDict(extra="forbid"), **fields)
 

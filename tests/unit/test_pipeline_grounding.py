@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import pytest
 from pydantic import ValidationError
 
@@ -61,6 +63,29 @@ def test_executor_only_schema_has_the_answer_branch():
     schema = proposal_schema(tuple(OPERATIONS.values()), with_answer=True)
     out = schema.model_validate({"call": {"operation": "AnswerDirectly", "answer": "Hello"}})
     assert out.call.answer == "Hello"
+
+
+def test_a_list_argument_stays_a_list_of_plain_strings_in_the_plan_schema():
+    from pydantic import BaseModel, ConfigDict, Field
+
+    from chops.domain.operations import Operation
+    from chops.pipeline.schemas import plan_schema
+
+    class SwapArgs(BaseModel):
+        """A made-up shop's swap: list arguments whose items carry a length bound."""
+
+        model_config = ConfigDict(extra="forbid")
+        order_id: str = Field(description="the order")
+        item_ids: list[Annotated[str, Field(max_length=64)]] = Field(description="the items to swap")
+
+    op = Operation("Swap", "Swap items.", SwapArgs, True, False, lambda *a: ("", None))
+    schema = plan_schema((op,))
+    ok = schema.model_validate({"calls": [{"operation": "Swap", "args": {"order_id": "#1", "item_ids": ["a", "b"]}}]})
+    assert ok.calls[0].args.item_ids == ["a", "b"]
+    with pytest.raises(ValidationError):  # a bare string is not the list (the model once wrote one)
+        schema.model_validate({"calls": [{"operation": "Swap", "args": {"order_id": "#1", "item_ids": "a"}}]})
+    item_ids = schema.model_json_schema()["$defs"]["SwapArgs"]["properties"]["item_ids"]
+    assert item_ids["anyOf"][0] == {"type": "array", "items": {"type": "string"}}  # no bound: a lighter grammar
 
 
 # --- whole tokens, not substrings (issue 13) ---------------------------------------------------
