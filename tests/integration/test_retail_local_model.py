@@ -26,6 +26,7 @@ def test_a_cancel_is_described_then_committed_on_yes(local_llm, tmp_path):
     store = ConversationStore(engine, api=api)
     settings = get_settings(data_dir=tmp_path)
     agent = build_agent(settings, pack, api, local_llm, FakeIndex(chunks=[]), engine=engine, approvals=store)
+    agent.warm()  # as the service does before it says ready: the shop's prompt heads are cached
     service = ConversationService(store, agent)
     conversation = service.start("cai_demo", "eval")
 
