@@ -15,7 +15,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
@@ -220,27 +220,36 @@ def _execute(todo: list[tuple[Case, int]], ctx: CaseContext, workers: int, log: 
         bar.set_postfix(passed=f"{sum(r['passed'] for r in done)}/{len(done)}", last=rec["key"])
 
     try:
-        if workers <= 1:
-            for case, trial in todo:
-                finish(run_case(case, trial, ctx))
-            return done
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="eval")
-        try:
-            queue = iter(todo)
-            running = {pool.submit(run_case, c, t, ctx) for c, t in _take(queue, workers)}
-            while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    finish(fut.result())  # EvalAbort propagates and stops the run
-                    running |= {pool.submit(run_case, c, t, ctx) for c, t in _take(queue, 1)}
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        for rec in results_as_done(todo, lambda case, trial: run_case(case, trial, ctx), workers, "eval"):
+            finish(rec)
         return done
     except (EvalAbort, KeyboardInterrupt):
         bar.write(f"stopped after {len(done)} new case(s); rerun the same command to resume")
         raise
     finally:
         bar.close()
+
+
+def results_as_done(todo: list[tuple[Any, int]], run_one: Callable[[Any, int], dict], workers: int,
+                    name: str) -> Iterator[dict]:
+    """``run_one(item, trial)`` for every pair of ``todo`` on up to ``workers`` threads, each result yielded
+    as soon as it is done (so the caller saves it at once). An exception (``EvalAbort``) propagates and
+    what has not started is cancelled."""
+    if workers <= 1:
+        for item, trial in todo:
+            yield run_one(item, trial)
+        return
+    queue = iter(todo)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+    try:
+        running = {pool.submit(run_one, i, t) for i, t in _take(queue, workers)}
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                yield fut.result()
+                running |= {pool.submit(run_one, i, t) for i, t in _take(queue, 1)}
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _take(it, n: int) -> list:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from pydantic import BaseModel, Field
 from eval.conversations.database import PackTemplate
 from eval.conversations.session import ServiceFactory, Wiring, run_conversation
 from eval.conversations.tasks import Task, UsersFile, file_digest, load_tasks, load_users
-from eval.runner import RESULTS, ResultLog, prepare_run_dir
+from eval.runner import RESULTS, ResultLog, prepare_run_dir, results_as_done
 
 
 class ConversationEvalConfig(BaseModel):
@@ -154,22 +153,9 @@ def _execute(todo: list[tuple[Task, int]], wiring: Wiring, workers: int, log: Re
             bar.set_postfix(passed=f"{sum(r['passed'] for r in done)}/{len(done)}", last=rec["key"])
 
     try:
-        if workers <= 1:
-            for task, trial in todo:
-                finish(run_conversation(task, trial, wiring))
-            return done
-        queue = iter(todo)
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="convo") as pool:
-            running = {pool.submit(run_conversation, t, k, wiring) for t, k in _take(queue, workers)}
-            try:
-                while running:
-                    finished, running = wait(running, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        finish(fut.result())  # EvalAbort propagates and stops the run
-                        running |= {pool.submit(run_conversation, t, k, wiring) for t, k in _take(queue, 1)}
-            finally:
-                for fut in running:
-                    fut.cancel()
+        for rec in results_as_done(todo, lambda task, trial: run_conversation(task, trial, wiring), workers,
+                                   "convo"):
+            finish(rec)
         return done
     except (EvalAbort, KeyboardInterrupt):
         bar.write(f"stopped after {len(done)} new conversation(s); rerun the same command to resume")
@@ -177,12 +163,3 @@ def _execute(todo: list[tuple[Task, int]], wiring: Wiring, workers: int, log: Re
     finally:
         bar.close()
 
-
-def _take(it, n: int) -> list:
-    out = []
-    for _ in range(n):
-        try:
-            out.append(next(it))
-        except StopIteration:
-            break
-    return out
