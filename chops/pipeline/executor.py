@@ -97,7 +97,7 @@ class Executor:
                 return self.run_plan(ctx, calls, step, lookups)
             if not self._look_up(ctx, calls, lookups, step):
                 break  # the same look-ups again: the model is going round in circles
-        ctx.trace.step("steps_exhausted", steps=self.steps, lookups=len(lookups))
+        ctx.trace.step("steps_exhausted", steps=self.steps, lookup_count=len(lookups))
         return Candidate(iteration=ctx.trace.iteration, route="system", lookups=lookups)
 
     def _look_up(self, ctx: TurnContext, calls: list[tuple[str, dict[str, Any]]], lookups: list[Step],

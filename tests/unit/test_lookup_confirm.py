@@ -214,3 +214,16 @@ def test_a_finished_request_asks_for_anything_else_an_open_question_does_not(sho
     llm.enqueue("classifier", YES)
     done = agent.handle("ann", "yes", turn_key="c1:2", conversation_id="c1")
     assert done.committed and done.reply.endswith("Is there anything else I can help you with?")
+
+
+def test_the_same_look_up_again_ends_the_attempt_honestly(shop):
+    from eval.conversations.session import turn_calls
+
+    agent, api, llm, _, _ = shop
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", call("GetOrder", order_id="#A1"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "what about #A1?", turn_key="c1:1", conversation_id="c1")
+    assert "couldn't find an answer" in result.reply and api.audit == [] and not result.committed
+    # The conversation eval reads the turn's look-ups from the trace (a count is not a list of look-ups).
+    assert [c["operation"] for c in turn_calls(result)] == ["GetOrder"]
