@@ -261,6 +261,8 @@ class Agent:
         if cand.route in CONVERSATION_ROUTES:
             return self._finish(trace, conversation_reply(cand.route, lang), **fields)
         if cand.operation is None:
+            if not (cand.answer or "").strip():
+                trace.info["unanswered"] = True  # the apology, not an answer: the request is not finished
             return self._finish(trace, answer_reply(cand, lang), **fields)
         done = carry_out(self.api, self.approvals, ctx, cand, passed, key=idempotency_key(turn_key),
                          turn_key=turn_key, conversation_id=conversation_id, lang=lang,

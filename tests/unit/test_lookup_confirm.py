@@ -225,5 +225,12 @@ def test_the_same_look_up_again_ends_the_attempt_honestly(shop):
     llm.enqueue("verifier", verdict(9))
     result = agent.handle("ann", "what about #A1?", turn_key="c1:1", conversation_id="c1")
     assert "couldn't find an answer" in result.reply and api.audit == [] and not result.committed
+    # Not a finished request: no "anything else?" (a customer would take it as the end of the conversation).
+    agent.closing_question = True
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", call("GetOrder", order_id="#A1"))
+    llm.enqueue("verifier", verdict(9))
+    again = agent.handle("ann", "what about #A1?", turn_key="c1:2", conversation_id="c1")
+    assert "couldn't find an answer" in again.reply and "anything else" not in again.reply
     # The conversation eval reads the turn's look-ups from the trace (a count is not a list of look-ups).
     assert [c["operation"] for c in turn_calls(result)] == ["GetOrder"]
