@@ -163,8 +163,11 @@ def answer_reply(cand: Candidate, lang: str) -> str:
 
 def missing_description(operation: Any, args: dict[str, Any], lang: str) -> str:
     """The arguments still missing, described for the user."""
-    keys = [info.alias or name for name, info in operation.args_model.model_fields.items()]
-    parts = [translate(lang, ARGUMENT_LABELS.get(key, key)) for key in keys if args.get(key) is None]
+    fields = [(info.alias or name, info.description) for name, info in operation.args_model.model_fields.items()]
+    # A label of the catalog where there is one; else the pack's own description of the argument (every field has
+    # one), never its code name: a customer cannot answer "payment_method_id".
+    parts = [translate(lang, ARGUMENT_LABELS[key]) if key in ARGUMENT_LABELS else (text or key)
+             for key, text in fields if args.get(key) is None]
     return join_list(parts, lang) or translate(lang, N_("the missing details"))
 
 

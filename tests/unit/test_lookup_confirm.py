@@ -170,6 +170,8 @@ def test_a_value_neither_typed_nor_looked_up_is_not_used(shop):
     llm.enqueue("verifier", verdict(9))
     result = agent.handle("ann", "exchange my lamp in #A1", turn_key="c1:1", conversation_id="c1")
     assert result.args["new_item_id"] is None and result.outcome == "refused_missing_args"
+    # The customer is asked in words (the argument's description), not for "new_item_id".
+    assert "the variant to get instead" in result.reply and "new_item_id" not in result.reply
     assert result.pending is None and states(pending) == []
 
 
