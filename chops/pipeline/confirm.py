@@ -117,8 +117,10 @@ class Confirmation:
         ctx.trace.step("confirm_recheck", pending=change.id, outcome=str(again.outcome))
         if not again.outcome.succeeded:
             self.store.close(change.id, "refused")
-            failed = next(r for r in again.steps if not r.outcome.succeeded) if again.steps else again
-            name, args = change.steps[len(again.steps) - 1] if again.steps else change.steps[0]
+            # A dry run runs every step (only a commit stops at the first refusal): report the refused one.
+            index = next((i for i, r in enumerate(again.steps) if not r.outcome.succeeded), 0)
+            failed = again.steps[index] if again.steps else again
+            name, args = change.steps[min(index, len(change.steps) - 1)]
             return Decided(operation_reply(ops[name], failed, args, lang), {**fields, "outcome": str(failed.outcome)})
         if [c.model_dump(mode="json") for c in again.diff] != change.diff:  # the state moved: ask again
             self.store.close(change.id, "superseded")
