@@ -48,7 +48,7 @@ def dataset_fingerprint(dataset_dir: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _fold_wal(path: Path) -> None:
+def fold_wal(path: Path) -> None:
     """Checkpoint and leave WAL mode so the template is one self-contained file to copy."""
     con = sqlite3.connect(path)
     try:
@@ -85,7 +85,7 @@ class Template:
                 (loader or default_loader)(engine, Path(dataset_dir))
             finally:
                 engine.dispose()
-            _fold_wal(path)
+            fold_wal(path)
             meta_path.write_text(json.dumps({"fingerprint": fp, "dataset": str(dataset_dir)}))
         load_s = time.perf_counter() - t0
         engine = make_engine(f"sqlite:///{path}")
@@ -96,15 +96,22 @@ class Template:
             before = snapshot(engine)
         finally:
             engine.dispose()
-        _fold_wal(path)
+        fold_wal(path)
         return cls(path, before, load_s)
 
     @contextmanager
     def fresh_copy(self, scratch_dir: Path | None = None) -> Iterator[str]:
         """A SQLAlchemy URL of a private copy of the template, deleted on exit."""
-        if scratch_dir is not None:
-            scratch_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="case-", dir=scratch_dir) as tmp:
-            dest = Path(tmp) / "case.db"
-            shutil.copyfile(self.path, dest)
-            yield f"sqlite:///{dest}"
+        with private_copy(self.path, scratch_dir, "case") as url:
+            yield url
+
+
+@contextmanager
+def private_copy(path: Path, scratch_dir: Path | None, name: str) -> Iterator[str]:
+    """A SQLAlchemy URL of a private copy of the SQLite file ``path`` (in ``scratch_dir``), deleted on exit."""
+    if scratch_dir is not None:
+        scratch_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=scratch_dir) as tmp:
+        dest = Path(tmp) / f"{name}.db"
+        shutil.copyfile(path, dest)
+        yield f"sqlite:///{dest}"

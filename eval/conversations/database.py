@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import sqlite3
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+
+from eval.isolation import fold_wal, private_copy
 
 TEMPLATE_NAME = "template.db"
 
@@ -31,16 +30,6 @@ def dump_fingerprint(dump_dir: Path, pack_name: str) -> str:
         st = path.stat()
         h.update(f"{path.relative_to(dump_dir)}:{st.st_size}:{int(st.st_mtime)}\n".encode())
     return h.hexdigest()[:16]
-
-
-def _fold_wal(path: Path) -> None:
-    """Checkpoint and leave WAL mode, so the template is one self-contained file to copy."""
-    con = sqlite3.connect(path)
-    try:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        con.execute("PRAGMA journal_mode=DELETE")
-    finally:
-        con.close()
 
 
 class PackTemplate:
@@ -70,7 +59,7 @@ class PackTemplate:
                 pack.load(engine, Path(dump_dir))
             finally:
                 engine.dispose()
-            _fold_wal(path)
+            fold_wal(path)
             meta_path.write_text(json.dumps({"fingerprint": fp, "pack": pack.name, "dump": str(dump_dir)}))
         return cls(pack, path, time.perf_counter() - t0)
 
@@ -79,12 +68,8 @@ class PackTemplate:
         """An engine on a private copy of the template; the copy is deleted on exit."""
         from chops.db import make_engine
 
-        if scratch_dir is not None:
-            scratch_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="task-", dir=scratch_dir) as tmp:
-            dest = Path(tmp) / "task.db"
-            shutil.copyfile(self.path, dest)
-            engine = make_engine(f"sqlite:///{dest}")
+        with private_copy(self.path, scratch_dir, "task") as url:
+            engine = make_engine(url)
             try:
                 yield engine
             finally:
