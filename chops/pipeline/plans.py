@@ -83,18 +83,20 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
     changes = any(s.result.outcome == Outcome.OK for s in doable)
     names = [s.operation for s in doable]
     wait_for_yes = needs_yes(operations, names, confirmation.mode if confirmation else "pack")
+    policy = changes and any(approvals.needs_approval(n) for n in names)  # one look-up of the policies
+
+    def doable_dry() -> Any:  # the doable part's own dry run: the candidate's plan unless some steps were refused
+        return cand.plan if not undone else api.call_plan(ctx.nickname, _calls(doable), dry_run=True)
+
     if changes and passed and wait_for_yes and confirmation is not None and conversation_id is not None \
-            and not any(approvals.needs_approval(n) for n in names):
-        dry = cand.plan if not undone else api.call_plan(ctx.nickname, _calls(doable), dry_run=True)
-        question, pending = confirmation.offer(ctx, _calls(doable), dry.diff, conversation_id=conversation_id,
-                                               key=key, lang=lang)
+            and not policy:
+        question, pending = confirmation.offer(ctx, _calls(doable), doable_dry().diff,
+                                               conversation_id=conversation_id, key=key, lang=lang)
         return done([question], PENDING_OUTCOME, pending=pending)
-    if changes and (not passed or wait_for_yes or any(approvals.needs_approval(n) for n in names)):
-        dry = cand.plan if not undone else api.call_plan(ctx.nickname, _calls(doable), dry_run=True)
+    if changes and (not passed or wait_for_yes or policy):
         approval_id = approvals.queue_approval(
             conversation_id=conversation_id, turn_id=None, nickname=ctx.nickname, operation=doable[0].operation,
-            args=doable[0].args, further_steps=_calls(doable[1:]), idempotency_key=key, dry_run=dry)
-        names = [s.operation for s in doable]
+            args=doable[0].args, further_steps=_calls(doable[1:]), idempotency_key=key, dry_run=doable_dry())
         trace.step("queue", operation=names[0], operations=names, approval_id=approval_id, idempotency_key=key,
                    reason=verified_by if not passed else "policy")
         trace.emit("commit", {"operation": names[0], "operations": names, "committed": False, "queued": True})
@@ -107,7 +109,6 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
     real = api.call_plan(ctx.nickname, _calls(doable), idempotency_key=key, request_id=turn_key)
     for s, result in zip(doable, real.steps):
         finals[id(s)] = result
-    names = [s.operation for s in doable]
     trace.step("commit", operation=names[0], args=doable[0].args, outcome=str(real.outcome), message=real.message,
                committed=real.committed, replayed=real.replayed, idempotency_key=key,
                diff=[c.model_dump() for c in real.diff],
