@@ -278,3 +278,32 @@ def test_a_host_site_on_another_origin_embeds_the_script_tag(sqlite_url, browser
         finally:
             host.shutdown()
             host.server_close()
+
+
+def test_a_message_sent_while_the_last_is_answered_goes_out_after_it(sqlite_url, browser):
+    from playwright.sync_api import expect
+
+    app, llm, engine = make_app(sqlite_url, demo_mode=True)
+    gate = threading.Event()
+    to_profile(llm)
+    llm.enqueue("executor", lambda messages, schema: (gate.wait(20), echo_answer(messages, schema))[1])
+    llm.enqueue("verifier", verdict(9))
+    script_profile_answer(llm)
+    with LiveServer(app) as srv:
+        page = browser.new_page()
+        page.goto(f"{srv.url}/widget")
+        page.fill("#nickname", "demo_leader")
+        page.click("#start button")
+        page.fill(".chops-input", "What is my upload limit?")
+        page.press(".chops-input", "Enter")
+        expect(page.locator(".chops-bot .chops-typing")).to_be_visible()
+        # Sent while the first is being answered: kept in the box, not dropped, not sent twice at once.
+        page.fill(".chops-input", "And who leads my team?")
+        page.press(".chops-input", "Enter")
+        expect(page.locator(".chops-input")).to_have_value("And who leads my team?")
+        expect(page.locator(".chops-user")).to_have_count(1)
+        gate.set()
+        expect(page.locator(".chops-bot").nth(1).locator(".chops-text")).to_have_text(
+            "demo_leader asked: And who leads my team?")
+        expect(page.locator(".chops-input")).to_have_value("")
+        expect(page.locator(".chops-user")).to_have_count(2)

@@ -128,7 +128,10 @@
 
   Widget.prototype.submit = function (retryText, retryKey) {
     var text = retryText || this.input.value.trim();
-    if (!text || this.busy) return;
+    if (!text) return;
+    // The answer shows before its stream has closed: a message sent in that moment is sent once the
+    // turn is over rather than dropped (the box keeps its text until then).
+    if (this.busy) { if (!retryText) this.sendAfter = true; return; }
     this.busy = true;
     this.send.disabled = true;
     if (!retryText) { this.input.value = ""; this.bubble("user", text); }
@@ -155,6 +158,7 @@
       self.busy = false;
       self.send.disabled = false;
       self.input.focus();
+      if (self.sendAfter) { self.sendAfter = false; self.submit(); }
     });
   };
 
