@@ -1,12 +1,19 @@
 """Retrieval benchmark over the CPHOS guides: recall@1/3/5 per chunk size and mode, index
-build time, median query latency.
+build time, median query latency; then the guide executor's excerpt budget per long chunk size and k.
 
     python -m bench.retrieval [--guides DIR] [--qa CSV] [--repeats N] [--builds N] [--json]
+                              [--long-sizes 400,600,800,1200] [--ks 1,2,3] [--windows 1,2]
+                              [--tokens model|estimate]
 
 Questions are the rows of ``qa/guide.csv`` with category ``guide``; the page(s) holding each
 answer come from ``bench/guide_answers.json`` (our annotation: ids and file/page only). A
 question counts as found at k when one of the top-k chunks comes from an answer page.
 The index is built in a temporary data directory, so the build is always a real one.
+
+The excerpt table (``bench.excerpts``) adds, for every ``--long-sizes`` x ``--ks`` configuration,
+answer coverage (``bench.coverage``: is the gold answer's content in the excerpts, not only a chunk
+of its page) and what the executor reads per question: characters and tokens of the rendered
+excerpts. The configured ``chunk_long``/``k_long`` row is marked with *.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import excerpts
 from chops.retrieval.embedders import make_embedder
 from chops.retrieval.index import SIZES, GuideIndex
 from chops.settings import get_settings
@@ -59,8 +67,14 @@ def first_hit(chunks, gold: set[tuple[str, int]]) -> int | None:
     return None
 
 
-def run(guides: Path, qa_csv: Path, repeats: int, builds: int) -> dict:
-    """Build the index, run every question in every size and mode; return the figures."""
+def _ints(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
+def run(guides: Path, qa_csv: Path, repeats: int, builds: int, long_sizes: list[int] = (), ks: list[int] = (),
+        windows: list[int] = (), model_tokens: bool = True) -> dict:
+    """Build the index, run every question in every size and mode; then the excerpt grid (when
+    ``long_sizes``); return the figures."""
     questions = load_questions(qa_csv, ANSWERS)
     with tempfile.TemporaryDirectory() as tmp:
         settings = get_settings(data_dir=Path(tmp))
@@ -102,6 +116,13 @@ def run(guides: Path, qa_csv: Path, repeats: int, builds: int) -> dict:
                     "median_query_ms": statistics.median(latencies) * 1000,
                     "p90_query_ms": statistics.quantiles(latencies, n=10)[-1] * 1000,
                 }
+        grid, tokenizer = {}, None
+        if long_sizes and ks:
+            sets = excerpts.question_sets(guides, qa_csv, questions)
+            # The installed model lives in the real data directory, not in this temporary one.
+            count, tokenizer = excerpts.token_counter(get_settings(), model_tokens)
+            grid = excerpts.grid(guides, sets, settings, embedder, sorted(set(long_sizes)), ks, windows,
+                                 settings.retrieval_mode, count)
         return {
             "guides": str(guides),
             "questions": len(questions),
@@ -114,6 +135,9 @@ def run(guides: Path, qa_csv: Path, repeats: int, builds: int) -> dict:
             "index_load_s": load_s,
             "median_query_embed_ms": statistics.median(embed_times) * 1000,
             "results": results,
+            "excerpts": grid,
+            "excerpts_baseline": f"long {settings.chunk_long} k={settings.k_long}",
+            "tokenizer": tokenizer,
         }
 
 
@@ -130,6 +154,8 @@ def print_report(report: dict) -> None:
     for name, r in report["results"].items():
         print(f"{name:<14}{r['recall@1']:>7.3f}{r['recall@3']:>7.3f}{r['recall@5']:>7.3f}"
               f"{r['median_query_ms']:>11.2f}{r['p90_query_ms']:>9.2f}  {','.join(r['misses@3']) or '-'}")
+    if report.get("excerpts"):
+        excerpts.print_grid(report["excerpts"], report["excerpts_baseline"], report["tokenizer"])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -141,8 +167,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5, help="timed passes over the questions")
     parser.add_argument("--builds", type=int, default=3, help="timed index builds")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--long-sizes", type=_ints, default=[400, 600, 800, 1200],
+                        help="chunk_long values of the excerpt table (comma-separated; the configured one is "
+                        "always added; empty: no excerpt table)")
+    parser.add_argument("--ks", type=_ints, default=[1, 2, 3], help="k_long values of the excerpt table")
+    parser.add_argument("--windows", type=_ints, default=[1, 2],
+                        help="neighbour radii of the sentence-window rows (short chunks widened; empty: none)")
+    parser.add_argument("--tokens", choices=("model", "estimate"), default="model",
+                        help="count tokens with the installed local model's tokenizer, or estimate chars/4")
     args = parser.parse_args(argv)
-    report = run(args.guides, args.qa, args.repeats, args.builds)
+    sizes = [*args.long_sizes, settings.chunk_long] if args.long_sizes else []
+    report = run(args.guides, args.qa, args.repeats, args.builds, sizes, args.ks, args.windows,
+                 args.tokens == "model")
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         print()

@@ -12,15 +12,23 @@ from chops.domain.pack import DomainPack
 from chops.domain.system import SystemApi
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
+from chops.pipeline.tools import ToolRanker
+from chops.retrieval.embedders import make_embedder
 from chops.router import router_for
 from chops.settings import Settings
 
 
 def build_agent(settings: Settings, pack: DomainPack, api: SystemApi, llm: Any, index: Any, *, engine: sa.Engine,
                 approvals: Any, memory: Any = None, router: bool = True) -> Agent:
-    """The pipeline agent of ``pack`` over ``api``: its router (``router=False``: none), the pack's prompt
-    files, and the conversation's pending changes kept in ``engine``'s ``chops_pending_change``."""
-    return Agent(api, llm, settings, index, approvals=approvals, memory=memory,
-                 router=router_for(settings, pack, index) if router else None,
+    """The pipeline agent of ``pack`` over ``api``: its router (``router=False``: none), its tool ranker (with
+    ``tool_top_k``), the pack's prompt files, and the conversation's pending changes kept in ``engine``'s
+    ``chops_pending_change``."""
+    routing = router_for(settings, pack, index) if router else None
+    tools = None
+    if settings.tool_top_k > 0:
+        # The embedder the router or the guide index holds already: one loaded model per process.
+        embedder = getattr(routing, "embedder", None) or getattr(index, "embedder", None) or make_embedder(settings)
+        tools = ToolRanker(api.operations, embedder, top_k=settings.tool_top_k)
+    return Agent(api, llm, settings, index, approvals=approvals, memory=memory, router=routing,
                  pending=PendingChanges(engine, settings.confirm_ttl_s), prompts=pack.prompts,
-                 closing_question=pack.closing_question)
+                 closing_question=pack.closing_question, tools=tools)

@@ -141,9 +141,14 @@ class Settings(BaseSettings):
         default="dense", description="dense only, or dense + BM25 by reciprocal rank fusion; fused measured "
         "no better on the CPHOS guides (python -m bench.retrieval), so dense, the cheaper, is the default")
     chunk_short: int = Field(default=300, description="characters per classifier chunk")
-    chunk_long: int = Field(default=1200, description="characters per executor chunk")
+    # 600 x 3 rather than 1200 x 3: on the visible CPHOS guide rows every question keeps the answer
+    # coverage it had (20/28 covered, the other 8 a paraphrase no size fixes), the guides' own FAQ
+    # entries are covered better (21/25, was 20), and the executor reads 17 % fewer characters
+    # (1,023 instead of 1,238, 235 tokens instead of 280); two excerpts lose a question at any size.
+    # Measured with python -m bench.retrieval (the excerpt table).
+    chunk_long: int = Field(default=600, description="characters per executor chunk")
     k_short: int = 3
-    k_long: int = 3
+    k_long: int = Field(default=3, description="excerpts the guide executor reads")
     guide_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1, description="largest guide file staff may upload")
     guide_wait_s: float = Field(default=60.0, ge=0, description="how long an upload, replace or delete request "
                                 "waits for its re-index before answering 202 (the re-index goes on)")
@@ -185,8 +190,24 @@ class Settings(BaseSettings):
     max_iterations: int = Field(default=5, ge=1, le=10)
     verify_start: float = Field(default=8.0, ge=1, le=10, description="threshold at the first iteration")
     verify_end: float = Field(default=5.0, ge=1, le=10, description="threshold at the last iteration")
+    # Not on_fail by default: its score alone passed two profile answers to change requests ("switch me to
+    # problem 7" answered with the current problem) that the reasoned verdict rejects
+    # (tests/integration/test_verifier_local_model.py), though it was 1.19x faster at equal Acc_sys/Acc_file.
+    verifier_reason: Literal["first", "on_fail"] = Field(
+        default="first", description="'first': every verdict is a reason then a score (the paper's way); "
+        "'on_fail': a score alone first, and only a score under the pass mark asks for the reasoned verdict, "
+        "which then decides (a pass costs ~5 generated tokens instead of ~30; python -m bench.ask --vs-previous)")
+    router_keeps_route: bool = Field(
+        default=True, description="a retry after a rejection keeps the route the embedding router was sure of "
+        "(the feedback goes to the executor); from the third attempt the model classifier re-routes with the "
+        "verifier's reason, as in the paper. False: every retry asks the model classifier")
     executor_steps: int = Field(default=8, ge=1, le=20, description="model steps the operations executor may take "
                                 "in one attempt: look-ups it reads, then the write(s) or the answer")
+    tool_top_k: int = Field(default=0, ge=0, description="tool retrieval: the operations route shows the executor "
+                            "only the operations most similar to the message (and the look-ups they need); 0 = all")
+    tool_layout: Literal["cached", "inline"] = Field(
+        default="cached", description="where tool retrieval's short list goes: cached = the whole list stays in "
+        "the cached system part and only the plan's grammar is narrowed; inline = the short list in the user part")
     confirm_writes: Literal["pack", "all", "none"] = Field(
         default="pack", description="which writes wait for the user's yes: those the domain pack marks `confirm`, "
         "every write, or none")

@@ -133,8 +133,7 @@ def run_eval(cfg: EvalConfig, dataset_dir: Path, out_dir: Path, *, qa_dir: Path 
     qa_dir = Path(qa_dir) if qa_dir else dataset_dir / "qa"
     settings = cfg.apply(base_settings or get_settings())
     settings = settings.model_copy(update={"cphos_dir": dataset_dir, "guides_dir": dataset_dir / "guides"})
-    cases = ordered(load_cases(qa_dir, only=cfg.only, limit=cfg.limit, dedupe=cfg.dedupe, per_group=cfg.per_group),
-                    cfg.shuffle_seed)
+    cases = select_cases(cfg, qa_dir)
     prepare_run_dir(out_dir, _meta(cfg, settings, dataset_dir, qa_dir))
 
     log = ResultLog(out_dir / RESULTS)
@@ -167,6 +166,13 @@ def run_eval(cfg: EvalConfig, dataset_dir: Path, out_dir: Path, *, qa_dir: Path 
         if own_llm and hasattr(llm, "close"):
             llm.close()
     return records
+
+
+def select_cases(cfg: EvalConfig, qa_dir: Path) -> list[Case]:
+    """The rows of ``qa_dir`` a run of ``cfg`` takes (its ``only``, ``limit``, ``dedupe`` and ``per_group``), in
+    its order; ``python -m bench.ask --dataset`` picks its rows the same way."""
+    return ordered(load_cases(qa_dir, only=cfg.only, limit=cfg.limit, dedupe=cfg.dedupe, per_group=cfg.per_group),
+                   cfg.shuffle_seed)
 
 
 def ordered(cases: list[Case], seed: int | None) -> list[Case]:

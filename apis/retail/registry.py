@@ -10,12 +10,19 @@ from apis.retail import writes as w
 from chops.domain.operations import Operation
 
 
-def _read(name: str, description: str, args: type, run) -> Operation:
-    return Operation(name, description, args, writes=False, admin_only=False, run=run, observe=True)
+def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] = ()) -> Operation:
+    return Operation(name, description, args, writes=False, admin_only=False, run=run, observe=True, needs=needs)
 
 
-def _write(name: str, description: str, args: type, run) -> Operation:
-    return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True)
+def _write(name: str, description: str, args: type, run, needs: tuple[str, ...]) -> Operation:
+    return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs)
+
+
+# The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them
+# with it): the order (its status, item ids, payments), the customer (order ids, payment methods) and, for
+# a swap, the product (its variants' item ids).
+ORDER = ("get_order_details", "get_user_details")
+SWAP = (*ORDER, "get_product_details")
 
 
 _OPS = [
@@ -24,7 +31,8 @@ _OPS = [
     _read("get_order_details", "Look up one of the customer's orders (status, items with item and product ids, prices, "
           "payments, tracking); use it before changing the order.", a.OrderArgs, r.get_order_details),
     _read("get_product_details", "Look up a product by product id: each variant's item id, options, availability and "
-          "price; use it to find the new item for a change or exchange.", a.ProductArgs, r.get_product_details),
+          "price; use it to find the new item for a change or exchange.", a.ProductArgs, r.get_product_details,
+          needs=("list_all_product_types",)),  # a product the customer only names: its id is listed there
     _read("get_item_details", "Look up one item by item id: its product, options, availability and price.",
           a.ItemArgs, r.get_item_details),
     _read("list_all_product_types", "List every product name with its product id; use it when the customer names a "
@@ -36,19 +44,19 @@ _OPS = [
     _read("calculate", "Compute arithmetic such as a total or a price difference (+ - * / and parentheses).",
           a.CalculateArgs, r.calculate),
     _write("cancel_pending_order", "Cancel a pending order, reason 'no longer needed' or 'ordered by mistake'; its "
-           "payments are refunded.", a.CancelArgs, w.cancel_pending_order),
+           "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER),
     _write("modify_pending_order_address", "Change the shipping address of a pending order (not the customer's "
-           "default address).", a.OrderAddressArgs, w.modify_pending_order_address),
+           "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER),
     _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
-           "instead.", a.PaymentArgs, w.modify_pending_order_payment),
+           "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER),
     _write("modify_pending_order_items", "Change items of a pending order to other options of the same products; "
-           "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items),
+           "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items, SWAP),
     _write("exchange_delivered_order_items", "Exchange items of a delivered order for other options of the same "
-           "products; allowed once per order, so list every item.", a.SwapArgs, w.exchange_delivered_order_items),
+           "products; allowed once per order, so list every item.", a.SwapArgs, w.exchange_delivered_order_items, SWAP),
     _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
-           "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items),
+           "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER),
     _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",
-           a.AddressArgs, w.modify_user_address),
+           a.AddressArgs, w.modify_user_address, ("get_user_details",)),
 ]
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in _OPS}

@@ -23,7 +23,9 @@ class Operation:
     ``confirm``: a write the agent dry-runs, verifies and then describes to the user, committing it only
     on their "yes" (``chops.pipeline.pending``). ``observe``: a read whose result the executor reads and
     then decides the next step from (a look-up before acting); a read without it is itself the answer
-    (its result is the reply)."""
+    (its result is the reply). ``needs``: the names of the look-ups whose results ground this operation's
+    arguments (an order's item ids, a product's variants); tool retrieval (``chops.pipeline.tools``) never
+    shows the operation without them."""
 
     name: str
     description: str
@@ -33,6 +35,7 @@ class Operation:
     run: Callable[..., Any]
     confirm: bool = False
     observe: bool = False
+    needs: tuple[str, ...] = ()
 
     def arg_signature(self) -> str:
         """``Arg: type, ...`` with the argument names (the alias where a pack gives one, else the field's

@@ -30,6 +30,7 @@ from chops.pipeline.replies import (answer_reply, anything_else_reply, conversat
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.tiers import failed_check, top_tier
+from chops.pipeline.tools import ToolRanker
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
 from chops.records import CONVERSATION_ROUTES, TurnRecord, TurnResult
@@ -57,14 +58,15 @@ class Agent:
     def __init__(self, api: SystemApi, llm: LLM, settings: Settings, index: Any | None = None, *,
                  approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None,
                  pending: PendingStore | None = None, prompts: Path | None = None,
-                 closing_question: bool = False) -> None:
+                 closing_question: bool = False, tools: ToolRanker | None = None) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
         ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
         off) decides the route of the messages it is sure of without a model call; ``pending`` (None: a write
         that needs the user's yes goes to staff instead) keeps changes described to the user; ``prompts``:
         the domain pack's own prompt files, used before ``prompts/``; ``closing_question``: a finished request's
-        reply ends with "Is there anything else I can help you with?" (the pack's manners)."""
+        reply ends with "Is there anything else I can help you with?" (the pack's manners); ``tools`` (None: off)
+        ranks the operations so the executor sees only the likely ones (``chops.pipeline.tools``)."""
         self.api, self.llm, self.settings = api, llm, settings
         self.approvals = approvals
         self.memory = memory
@@ -75,8 +77,9 @@ class Agent:
         self.retriever = Retriever(index, settings)
         arch = settings.architecture
         self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1,
-                                     router=router)
-        self.executor = Executor(llm, api, self.retriever, self.operations, ops_text, steps=settings.executor_steps)
+                                     router=router, keep_route=settings.router_keeps_route)
+        self.executor = Executor(llm, api, self.retriever, self.operations, ops_text, steps=settings.executor_steps,
+                                 tools=tools, layout=settings.tool_layout)
         self.verifier = Verifier(llm, settings) if arch.startswith("cev") else None
         self.chooser = Chooser(llm)
 
@@ -87,15 +90,16 @@ class Agent:
 
     def _static_heads(self) -> list[tuple[str, str]]:
         ops = {"operations": self.operations_text}
+        executing = {"operations": self.executor.static_operations}  # without the list in the inline layout
         arch = self.settings.architecture
         if arch == "executor_only":
-            return [("executor", system_part("pipeline_execute_only", ops))]
+            return [("executor", system_part("pipeline_execute_only", executing))]
         small_talk = [("classifier", system_part("pipeline_classify_small_talk")),
                       ("classifier", system_part("pipeline_classify_conversation"))]
         classify = (small_talk + [("classifier", system_part("pipeline_classify_level1")),
                                   ("classifier", system_part("pipeline_classify_level2", ops))]
                     if arch == "cev_2level" else [("classifier", system_part("pipeline_classify_onelevel", ops))])
-        execute = [("executor", system_part("pipeline_execute_system", ops)),
+        execute = [("executor", system_part("pipeline_execute_system", executing)),
                    ("executor", system_part("pipeline_execute_guide")),
                    ("executor", system_part("pipeline_execute_profile"))]
         verify = [("verifier", system_part("pipeline_verify_operation")),

@@ -12,8 +12,9 @@ ablations of the paper have no gate.)
 Before all of that, on a message's first attempt, the embedding router (``chops.router``) may decide
 alone: when it is sure (its calibrated threshold), no model is asked at all. It is not asked when the
 last turn asked for a missing value (the message is then an answer to that question, which only the
-history shows), nor on a retry: after a rejected attempt the model classifier decides, with the
-verifier's reason, as in the paper.
+history shows). After a rejected attempt, a route the router was sure of is kept once (``keep_route``:
+the verifier's reason goes to the executor, which is what usually needed it); from the attempt after
+that, the model classifier decides with the verifier's reason, as in the paper.
 
 Two levels (the paper's design, and the default): level 1 asks "does the message ask for one of the
 sender's own profile facts?" (it is given the list of facts; their values are not needed to decide);
@@ -45,8 +46,10 @@ class Classifier:
     """Decides the route of a request; ``levels`` is 1 (one three-way choice) or 2."""
 
     def __init__(self, llm: LLM, retriever: Retriever, operations_text: str, levels: int = 2,
-                 router: Router | None = None) -> None:
+                 router: Router | None = None, keep_route: bool = False) -> None:
+        """``keep_route``: the second attempt keeps the route the router was sure of at the first."""
         self.llm = llm
+        self.keep_route = keep_route
         self.retriever = retriever
         self.operations_text = operations_text
         self.levels = levels
@@ -92,6 +95,10 @@ class Classifier:
 
     def route_by_embedding(self, ctx: TurnContext) -> str | None:
         """The router's route when it may decide and is sure; None when the model must (see the module)."""
+        kept = ctx.routed
+        if ctx.trace.iteration == 2 and self.keep_route and kept is not None and kept.sure:
+            ctx.trace.step("router", route=kept.route, confidence=kept.confidence, sure=True, kept=True)
+            return kept.route
         ctx.routed = None
         if self.router is None or ctx.trace.iteration != 1 or (ctx.history and asked_for_value(ctx.history[-1])):
             return None

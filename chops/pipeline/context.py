@@ -125,6 +125,7 @@ class TurnContext:
     tier: int = 0  # the model tier of this iteration's calls: 0 first, one up after each rejection
     demonstrations: list[Solution] = field(default_factory=list)  # recalled from the solution memory
     routed: Any | None = None  # the embedding router's ``Decision`` on this attempt, if it was asked
+    shortlist: tuple[str, ...] | None = None  # the operations tool retrieval offers this turn (None: not ranked)
 
     @property
     def user_texts(self) -> list[str]:

@@ -7,6 +7,12 @@ their results are shown to the next step (``chops.pipeline.lookups``), up to ``e
 otherwise its argument values are grounded — in the user's own words or in what a look-up returned —
 and the Api runs it: the writes together as one dry-run plan, reads normally. A pack without look-ups
 gets exactly one step (the model's first plan is the proposal), with the same prompt and schema as ever.
+
+Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
+short list of operations. Where the list is shown depends on ``layout``: ``cached`` keeps the whole list in
+the static system part (the engine has it cached per role, so reading it costs nothing per turn) and only
+narrows the grammar; ``inline`` puts the short list in the user part (read on every call) and leaves it out
+of the system part: fewer tokens in all, the cheaper choice where nothing caches the prompt head.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chops.domain.operations import Operation
+from chops.domain.operations import Operation, operation_lines
 from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
@@ -22,18 +28,22 @@ from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.lookups import looked_up, observations_section
-from chops.pipeline.prompting import messages
+from chops.pipeline.prompting import fragment, messages, section
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
 from chops.pipeline.targets import others_named, refusal
+from chops.pipeline.tools import ToolRanker
 
 
 class Executor:
     """Carries out a route for a turn; never commits (the agent does, after verification)."""
 
     def __init__(self, llm: LLM, api: SystemApi, retriever: Retriever, operations: Mapping[str, Operation],
-                 operations_text: str, *, steps: int = 8) -> None:
-        """``steps``: the model steps one attempt on the operations route may take (look-ups, then the plan)."""
+                 operations_text: str, *, steps: int = 8, tools: ToolRanker | None = None,
+                 layout: str = "cached") -> None:
+        """``steps``: the model steps one attempt on the operations route may take (look-ups, then the plan);
+        ``tools`` (None: every operation, always) picks each turn's short list; ``layout`` (``cached`` or
+        ``inline``) says where the prompt shows it (module docstring)."""
         self.llm = llm
         self.api = api
         self.retriever = retriever
@@ -42,6 +52,26 @@ class Executor:
         self.choices = tuple(operations.values())  # what the plan schema lets the model call
         self.observing = any(op.observe and not op.writes for op in self.choices)
         self.steps = steps if self.observing else 1
+        self.tools = tools if tools is not None and tools.top_k > 0 else None  # k 0: every operation, as ever
+        self.inline = self.tools is not None and layout == "inline"
+
+    @property
+    def static_operations(self) -> str:
+        """What the static system part shows for ``$operations`` (and what a warm start caches)."""
+        return fragment("operations_inline") if self.inline else self.operations_text
+
+    def _offer(self, ctx: TurnContext) -> tuple[tuple[Operation, ...], str]:
+        """The operations this turn's plan may call and the user-part section listing them ("" unless the
+        layout is inline). The short list is ranked once a turn: its message does not change on a retry."""
+        if self.tools is None:
+            return self.choices, ""
+        if ctx.shortlist is None:
+            previous = ctx.history[-1].user_text if ctx.history else None
+            ctx.shortlist = self.tools.shortlist(ctx.text, previous)
+            ctx.trace.step("tools", shortlist=list(ctx.shortlist), top_k=self.tools.top_k)
+        offered = {name: self.operations[name] for name in ctx.shortlist}
+        listed = section("operations_listed", operation_lines(offered)) if self.inline else ""
+        return tuple(offered.values()), listed
 
     def run(self, route: str, ctx: TurnContext) -> Candidate:
         """The candidate for ``route`` at the current iteration."""
@@ -78,12 +108,13 @@ class Executor:
     def propose_operation(self, ctx: TurnContext) -> Candidate:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
-        schema = plan_schema(self.choices, with_answer=self.observing)
+        choices, listed = self._offer(ctx)
+        schema = plan_schema(choices, with_answer=self.observing)
         lookups: list[Step] = []
         for n in range(1, self.steps + 1):
-            msgs = messages("pipeline_execute_system", static={"operations": self.operations_text},
-                            history=ctx.history_section(), feedback=ctx.feedback_section(), request=ctx.text,
-                            demonstrations=demonstrations_section(ctx.demonstrations, "system"),
+            msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
+                            shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),
+                            request=ctx.text, demonstrations=demonstrations_section(ctx.demonstrations, "system"),
                             observations=observations_section(lookups), language=ctx.language_section())
             out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
                 "executor", msgs, schema, ledger=lg), route="system", step=n)
@@ -120,11 +151,12 @@ class Executor:
     def executor_only(self, ctx: TurnContext) -> Candidate:
         """The ablation without a classifier: one prompt decides answer-or-operation (one call)."""
         chunks, rendered = self.retriever.long_text(ctx)
-        msgs = messages("pipeline_execute_only", static={"operations": self.operations_text},
-                        history=ctx.history_section(), feedback=ctx.feedback_section(),
+        choices, listed = self._offer(ctx)
+        msgs = messages("pipeline_execute_only", static={"operations": self.static_operations},
+                        shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),
                         profile=ctx.profile_text(), chunks=rendered, request=ctx.text,
                         demonstrations=demonstrations_section(ctx.demonstrations, "only"))
-        schema = proposal_schema(self.choices, with_answer=True)
+        schema = proposal_schema(choices, with_answer=True)
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
             "executor", msgs, schema, ledger=lg), route=None)
         call = out.call

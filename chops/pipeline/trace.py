@@ -64,6 +64,8 @@ class Trace:
                 prompt_chars=sum(r.chars_in for r in recs),
                 completion_chars=sum(r.chars_out for r in recs),
                 prompt_tokens=sum(r.prompt_tokens or 0 for r in recs),
+                # Of those, read from the engine's prompt cache (the slot's KV cache), when it says so.
+                cached_tokens=sum(r.cached_tokens or 0 for r in recs),
                 completion_tokens=sum(r.completion_tokens or 0 for r in recs),
                 latency_s=round(sum(r.latency_s for r in recs), 4),
                 cost_usd=sum(r.cost_usd for r in recs),

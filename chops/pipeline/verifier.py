@@ -9,10 +9,11 @@ from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext, dumps
 from chops.pipeline.lookups import observation
 from chops.pipeline.prompting import clip, fragment, messages
-from chops.pipeline.schemas import Choice, Verdict
+from chops.pipeline.schemas import Choice, Score, Verdict
 from chops.settings import Settings
 
 DATA_CLIP = 600  # a read's data, as evidence: enough to see what came back
+SOURCE_CLIP = 900  # the guide excerpt an answer cites, as evidence
 
 
 def threshold(iteration: int, settings: Settings) -> float:
@@ -51,7 +52,7 @@ def _answer_evidence(ctx: TurnContext, cand: Candidate) -> str:
         return fragment("profile_evidence", profile=ctx.profile_text(), answer=cand.answer or "")
     if cand.route == "guide":
         src = cand.source
-        excerpt = clip(src.text, 900) if src is not None else fragment("no_chunks")
+        excerpt = clip(src.text, SOURCE_CLIP) if src is not None else fragment("no_chunks")
         where = f"{src.file}, page {src.page}" if src is not None else "none"
         return fragment("guide_evidence", source=where, excerpt=excerpt, answer=cand.answer or "")
     if cand.route == "system":  # an answer from look-ups (or from none: the steps ran out)
@@ -87,8 +88,13 @@ class Verifier:
     def verify(self, ctx: TurnContext, cand: Candidate) -> bool:
         """Score ``cand`` (stored on it with the threshold and reason); True when it passes.
 
-        An attempt identical to an earlier one of the same turn reuses that verdict: the verifier's
-        prompt would be the same (it does not see feedback), so asking again only costs time.
+        With ``verifier_reason`` "on_fail" the verifier is first asked for the score alone: a pass needs no
+        reason (nothing reads it), so it costs a handful of generated tokens. A score under the pass mark
+        asks the reasoned verdict (reason, then score: the reason steers a small model's score), and that
+        verdict decides — so the quick score can only let through what it rates at the pass mark; its
+        prompt is the reasoned one's plus one line, so the second call reads only that line's difference.
+        An attempt identical to an earlier one of the same turn reuses that verdict: the verifier's prompt
+        would be the same (it does not see feedback), so asking again only costs time.
         """
         cand.threshold = threshold(cand.iteration, self.settings)
         key = identity(cand)
@@ -98,11 +104,20 @@ class Verifier:
         else:
             # Two short rubrics instead of one long one: a small model follows a focused prompt better.
             prompt = "pipeline_verify_operation" if cand.operation else "pipeline_verify_answer"
-            msgs = messages(prompt, history=ctx.history_section(turns=2), request=ctx.text,
-                            evidence=evidence(ctx, cand))
-            verdict, step = ctx.trace.call("verifier", lambda lg: self.llm.structured(
-                "verifier", msgs, Verdict, ledger=lg), route=cand.route)
-            cand.score, cand.reason = verdict.score, clip(verdict.reason, 300)  # a rambling reason stays short
+            fill = {"history": ctx.history_section(turns=2), "request": ctx.text, "evidence": evidence(ctx, cand)}
+            quick = None
+            if self.settings.verifier_reason == "on_fail":
+                msgs = messages(prompt, **{**fill, "evidence": fill["evidence"] + fragment("score_only")})
+                quick, step = ctx.trace.call("verifier", lambda lg: self.llm.structured(
+                    "verifier", msgs, Score, ledger=lg), route=cand.route, quick=True)
+                cand.score, cand.reason = quick.score, ""
+            if quick is None or quick.score < cand.threshold:
+                msgs = messages(prompt, **fill)
+                verdict, step = ctx.trace.call("verifier", lambda lg: self.llm.structured(
+                    "verifier", msgs, Verdict, ledger=lg), route=cand.route)
+                cand.score, cand.reason = verdict.score, clip(verdict.reason, 300)  # a rambling reason stays short
+                if quick is not None:
+                    step["quick_score"] = quick.score
             ctx.verdicts[key] = (cand.score, cand.reason)
         passed = cand.score >= cand.threshold
         step.update(score=cand.score, threshold=round(cand.threshold, 3), reason=cand.reason, passed=passed)

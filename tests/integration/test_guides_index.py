@@ -38,7 +38,7 @@ def test_build_saves_then_reuses(guides, settings):
     manifest = json.loads((live(where) / "manifest.json").read_text())
     assert first.rebuilt and where.parent == settings.data_dir / "indexes"
     assert manifest["embedder"] == "fake-hash" and manifest["version"] == first.version == "v000001"
-    assert manifest["chunk_sizes"] == {"short": 300, "long": 1200}
+    assert manifest["chunk_sizes"] == {"short": settings.chunk_short, "long": settings.chunk_long}
     assert set(manifest["documents"]) == {"faq.pdf", "user-guide.pdf"}
     assert all(len(d["sha256"]) == 64 and d["type"] == "pdf" for d in manifest["documents"].values())
 

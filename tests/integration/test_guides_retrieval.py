@@ -48,7 +48,7 @@ def test_demo_guides_top1(demo_index, question, size, file, page, phrase):
     top = demo_index.search(question, k=1, size=size)[0]
     assert (top.file, top.page) == (file, page)
     assert phrase in top.text
-    assert len(top.text) <= (300 if size == "short" else 1200)
+    assert len(top.text) <= (get_settings().chunk_short if size == "short" else get_settings().chunk_long)
 
 
 @pytest.mark.parametrize(("question", "file", "page"), [

@@ -72,16 +72,17 @@ def demo_engine(url: str) -> sa.Engine:
     return engine
 
 
-def make_agent(engine, llm=None, index=None, memory=None, router=None, pending=None,
+def make_agent(engine, llm=None, index=None, memory=None, router=None, pending=None, tools=None,
                **overrides) -> tuple[Agent, ScriptedLLM]:
     """An Agent over the real Api with a scripted model (and the fake index unless given); ``pending``: where
-    changes waiting for the user's yes are kept (None: a write that needs it goes to staff)."""
+    changes waiting for the user's yes are kept (None: a write that needs it goes to staff); ``tools``: a
+    ``ToolRanker`` (None: every operation offered)."""
     llm = llm or ScriptedLLM()
     settings = get_settings(**overrides)
     api = Api(engine)
     return Agent(api, llm, settings, index if index is not None else FakeIndex(),
                  approvals=ConversationStore(engine, api=api), memory=memory, router=router, pending=pending,
-                 prompts=cphos_pack.prompts), llm
+                 prompts=cphos_pack.prompts, tools=tools), llm
 
 
 def member(engine, nickname: str) -> dict:

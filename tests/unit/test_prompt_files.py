@@ -19,9 +19,11 @@ from chops.domain.pack import available_packs, load_pack
 from chops.llm import ScriptedLLM
 from chops.pending import PendingChanges
 from chops.pipeline import Agent, prompting
+from chops.pipeline.tools import ToolRanker
 from chops.settings import get_settings
 from eval.grading import judge_messages
-from tests.unit.pipeline_support import FakeIndex, call, small_talk, to_guide, to_profile, to_system, verdict
+from tests.unit.pipeline_support import (FakeIndex, WordsEmbedder, call, small_talk, to_guide, to_profile, to_system,
+                                         verdict)
 from tests.unit.shop_fake import ShopApi
 
 GENERIC = Path(__file__).resolve().parents[2] / "prompts"
@@ -58,12 +60,12 @@ class Approvals:
         raise AssertionError("nothing is queued here")
 
 
-def agent(directory: Path | None, llm: ScriptedLLM, db: Path, **settings) -> Agent:
+def agent(directory: Path | None, llm: ScriptedLLM, db: Path, tools: ToolRanker | None = None, **settings) -> Agent:
     """An agent of the made-up shop reading ``directory``'s prompts, with pending changes in SQLite ``db``."""
     engine = make_engine(f"sqlite:///{db}")
     ct.metadata.create_all(engine)
     return Agent(ShopApi(), llm, get_settings(**settings), FakeIndex(), approvals=Approvals(),
-                 pending=PendingChanges(engine, ttl_s=600), prompts=directory)
+                 pending=PendingChanges(engine, ttl_s=600), prompts=directory, tools=tools)
 
 
 def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple[str, list]]:
@@ -133,6 +135,28 @@ def test_every_prompt_file_is_filled_by_the_code_and_carries_the_message(label, 
     for text, calls in turns:
         for role, msgs, _ in calls:
             assert text in msgs[-1][1], (label, role, msgs[0][1][:80])
+
+
+@pytest.mark.parametrize("label,directory", prompt_dirs(), ids=[label for label, _ in prompt_dirs()])
+def test_every_executor_prompt_shows_the_inline_short_list(label, directory, tmp_path):
+    """With tool retrieval's inline layout the short list is in the user part (a prompt file without
+    ``${shortlist}`` would show the model no operation at all) and the system part has none."""
+    line = dict(zip(ShopApi().operations, operation_lines(ShopApi().operations), strict=True))["GetOrder"]
+    for arch in ("cev_2level", "executor_only"):
+        llm = ScriptedLLM()
+        tools = ToolRanker(ShopApi().operations, WordsEmbedder(), top_k=1)
+        a = agent(directory, llm, tmp_path / f"{arch}.db", tools=tools, architecture=arch, tool_layout="inline")
+        if arch == "cev_2level":
+            to_system(llm)
+            llm.enqueue("executor", call("GetOrder", order_id="#A2")).enqueue("executor", ANSWER)
+            llm.enqueue("verifier", verdict(9))
+        else:
+            llm.enqueue("executor", {"call": {"operation": "AnswerDirectly", "answer": "It is pending."}})
+        a.handle("ann", "please look up my order #A2", turn_key=f"{arch}:1", conversation_id="c1")
+        executor = [msgs for role, msgs, _ in llm.calls if role == "executor"]
+        assert executor and llm.pending() == {}
+        for (_, system), (_, user) in executor:
+            assert line in user and line not in system, (label, arch)
 
 
 def test_a_misspelt_placeholder_fails(tmp_path):

@@ -1,0 +1,96 @@
+"""The verifier that does not reread: a score alone first (``verifier_reason=on_fail``), the reasoned
+verdict only when that score is under the pass mark; and a retry that keeps the route a sure router chose."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.pipeline_support import demo_engine, make_agent, to_profile, verdict
+from tests.unit.test_router import router  # noqa: F401  (the fixture: a router trained with a fake embedder)
+
+
+@pytest.fixture
+def engine(sqlite_url):
+    return demo_engine(sqlite_url)
+
+
+def verifier_steps(result) -> list[dict]:
+    return [s for s in result.trace["steps"] if s["role"] == "verifier"]
+
+
+def test_a_pass_costs_one_short_verifier_call_without_a_reason(engine):
+    agent, llm = make_agent(engine, verifier_reason="on_fail")
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "You have 3 problems left to mark."}).enqueue("verifier", {"score": 9})
+    res = agent.handle("demo_busy_leader", "How many papers do I still have to grade?", turn_key="c:1")
+    assert res.reply == "You have 3 problems left to mark." and res.iterations == 1
+    assert [c[2].__name__ for c in llm.calls if c[0] == "verifier"] == ["Score"]
+    (step,) = verifier_steps(res)
+    assert step["quick"] and step["passed"] and step["score"] == 9 and step["reason"] == ""
+    # The quick call's prompt is the reasoned one plus one line at the end (the rest is the cached prefix).
+    assert llm.calls[-1][1][-1][1].endswith("Give the score only.")
+    assert llm.pending() == {}
+
+
+def test_a_low_quick_score_asks_the_reasoned_verdict_and_that_verdict_decides(engine):
+    agent, llm = make_agent(engine, verifier_reason="on_fail")
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "You have 3 problems left to mark."})
+    llm.enqueue("verifier", {"score": 4}).enqueue("verifier", verdict(9, "the count matches the profile"))
+    res = agent.handle("demo_busy_leader", "How many papers do I still have to grade?", turn_key="c:1")
+    assert res.iterations == 1 and res.reply == "You have 3 problems left to mark."
+    assert [c[2].__name__ for c in llm.calls if c[0] == "verifier"] == ["Score", "Verdict"]
+    quick, reasoned = verifier_steps(res)
+    assert quick["quick"] and reasoned["quick_score"] == 4
+    assert reasoned["score"] == 9 and reasoned["passed"] and reasoned["reason"] == "the count matches the profile"
+    # The reasoned prompt is the quick one without the last line: both share the whole prefix.
+    quick_prompt, reasoned_prompt = (c[1][-1][1] for c in llm.calls if c[0] == "verifier")
+    assert quick_prompt.startswith(reasoned_prompt) and quick_prompt != reasoned_prompt
+
+
+def test_a_rejection_feeds_the_reason_of_the_reasoned_verdict_to_the_retry(engine):
+    agent, llm = make_agent(engine, verifier_reason="on_fail")
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "You have 7 problems left."})
+    llm.enqueue("verifier", {"score": 3}).enqueue("verifier", verdict(2, "the profile says 3, not 7"))
+    to_profile(llm, fresh=False)
+    llm.enqueue("executor", {"answer": "You have 3 problems left to mark."}).enqueue("verifier", {"score": 9})
+    res = agent.handle("demo_busy_leader", "How many papers do I still have to grade?", turn_key="c:1")
+    assert res.iterations == 2 and res.reply == "You have 3 problems left to mark."
+    second_executor = [c for c in llm.calls if c[0] == "executor"][1]
+    assert "the profile says 3, not 7" in second_executor[1][-1][1]
+    assert llm.pending() == {}
+
+
+def test_reason_first_is_the_papers_single_reasoned_call(engine):
+    agent, llm = make_agent(engine, verifier_reason="first")
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "You have 3 problems left to mark."}).enqueue("verifier", verdict(9))
+    res = agent.handle("demo_busy_leader", "How many papers do I still have to grade?", turn_key="c:1")
+    assert [c[2].__name__ for c in llm.calls if c[0] == "verifier"] == ["Verdict"]
+    assert "quick" not in verifier_steps(res)[0]
+
+
+def test_a_retry_keeps_the_route_the_router_was_sure_of_and_the_third_attempt_asks_the_model(engine, router):
+    agent, llm = make_agent(engine, router=router, router_keeps_route=True)
+    llm.enqueue("executor", {"answer": "Your limit is 99."}).enqueue("verifier", verdict(2, "wrong number"))
+    llm.enqueue("executor", {"answer": "Your limit is 98."}).enqueue("verifier", verdict(2, "still wrong"))
+    to_profile(llm, fresh=False)  # third attempt: the model classifier, with the reason (no gate on a retry)
+    llm.enqueue("executor", {"answer": "Your upload limit is 30."}).enqueue("verifier", verdict(9))
+    res = agent.handle("demo_leader", "what is my limit", turn_key="t:1")
+    assert res.iterations == 3 and res.reply == "Your upload limit is 30."
+    roles = [c[0] for c in llm.calls]
+    assert roles == ["executor", "verifier", "executor", "verifier", "classifier", "executor", "verifier"]
+    routers = [s for s in res.trace["steps"] if s["role"] == "router"]
+    assert [s.get("kept", False) for s in routers] == [False, True]
+    assert "wrong number" in [c for c in llm.calls if c[0] == "classifier"][0][1][-1][1]
+
+
+def test_without_keeping_the_route_every_retry_asks_the_model_classifier(engine, router):
+    agent, llm = make_agent(engine, router=router, router_keeps_route=False)
+    llm.enqueue("executor", {"answer": "Your limit is 99."}).enqueue("verifier", verdict(2, "wrong number"))
+    to_profile(llm, fresh=False)
+    llm.enqueue("executor", {"answer": "Your upload limit is 30."}).enqueue("verifier", verdict(9))
+    res = agent.handle("demo_leader", "what is my limit", turn_key="t:1")
+    assert [c[0] for c in llm.calls] == ["executor", "verifier", "classifier", "executor", "verifier"]
+    assert res.iterations == 2
