@@ -203,6 +203,10 @@ class Settings(BaseSettings):
         "verifier's reason, as in the paper. False: every retry asks the model classifier")
     executor_steps: int = Field(default=8, ge=1, le=20, description="model steps the operations executor may take "
                                 "in one attempt: look-ups it reads, then the write(s) or the answer")
+    id_choices: bool = Field(
+        default=True, description="an id argument the pack says comes from look-ups (CHOICES_FROM) is chosen, in the "
+        "executor's grammar, among the ids the profile and this turn's look-ups listed or the user typed; "
+        "False: free text, grounded after the fact")
     tool_top_k: int = Field(default=0, ge=0, description="tool retrieval: the operations route shows the executor "
                             "only the operations most similar to the message (and the look-ups they need); 0 = all")
     tool_layout: Literal["cached", "inline"] = Field(

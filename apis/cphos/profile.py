@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from pydantic import BaseModel
 
@@ -47,6 +49,10 @@ class Profile(BaseModel):
             f"Admin: {'yes' if self.is_admin else 'no'}",
         ]
         return "\n".join(lines)
+
+    def lookup_data(self) -> dict[str, Any]:
+        """The profile's fields (no CPHOS argument takes its value from a look-up)."""
+        return self.model_dump()
 
     def grounding_values(self) -> tuple[str, ...]:
         """None: every CPHOS argument is a value the member states (a name, a limit), never one of theirs."""

@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from chops.domain.operations import CHOICES_FROM
+
 MAX_ITEMS = 50  # item ids in one request (the largest order in the data has 5 lines)
 _BARE_ORDER_ID = re.compile(r"[Ww]\d+")
 
@@ -20,6 +22,14 @@ def _order_id(value: Any) -> Any:
 
 
 OrderId = Annotated[str, BeforeValidator(_order_id), Field(max_length=64)]
+
+# Where each id argument's values come from in look-up results (``chops.pipeline.choices``): once the
+# profile or a look-up has listed such ids, the executor's grammar offers only those.
+ORDERS = {CHOICES_FROM: ["orders", "order_id"]}
+ORDER_ITEMS = {CHOICES_FROM: ["items.item_id"]}  # the lines of a looked-up order
+VARIANTS = {CHOICES_FROM: ["variants"]}  # a looked-up product's variants, keyed by item id
+PRODUCTS = {CHOICES_FROM: ["product_id", "products"]}
+METHODS = {CHOICES_FROM: ["payment_methods.id"]}
 Id = Annotated[str, Field(max_length=64)]
 Text = Annotated[str, Field(max_length=255)]
 ItemIds = Annotated[list[Id], Field(max_length=MAX_ITEMS)]
@@ -60,13 +70,15 @@ class NameZipArgs(Args):
 class OrderArgs(Args):
     """Arguments of get_order_details."""
 
-    order_id: OrderId = Field(description="the order id, '#W' and seven digits, e.g. '#W0000000'")
+    order_id: OrderId = Field(description="the order id, '#W' and seven digits, e.g. '#W0000000'",
+                              json_schema_extra=ORDERS)
 
 
 class ProductArgs(Args):
     """Arguments of get_product_details."""
 
-    product_id: Id = Field(description="the product id (not an item id), e.g. '6086499569'")
+    product_id: Id = Field(description="the product id (not an item id), e.g. '6086499569'",
+                           json_schema_extra=PRODUCTS)
 
 
 class ItemArgs(Args):
@@ -78,7 +90,8 @@ class ItemArgs(Args):
 class CancelArgs(Args):
     """Arguments of cancel_pending_order."""
 
-    order_id: OrderId = Field(description="the id of the pending order to cancel, e.g. '#W0000000'")
+    order_id: OrderId = Field(description="the id of the pending order to cancel, e.g. '#W0000000'",
+                              json_schema_extra=ORDERS)
     reason: Text = Field(description="why: exactly 'no longer needed' or 'ordered by mistake'")
 
 
@@ -101,34 +114,35 @@ class AddressArgs(Args):
 class OrderAddressArgs(AddressArgs):
     """Arguments of modify_pending_order_address."""
 
-    order_id: OrderId = Field(description="the id of the pending order to ship elsewhere, e.g. '#W0000000'")
+    order_id: OrderId = Field(description="the id of the pending order to ship elsewhere, e.g. '#W0000000'",
+                              json_schema_extra=ORDERS)
 
 
 class PaymentArgs(Args):
     """Arguments of modify_pending_order_payment."""
 
-    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'")
+    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=ORDERS)
     payment_method_id: Id = Field(description="the customer's payment method to pay with instead, e.g. "
-                                              "'gift_card_0000000' or 'credit_card_0000000'")
+                                              "'gift_card_0000000' or 'credit_card_0000000'", json_schema_extra=METHODS)
 
 
 class SwapArgs(Args):
     """Arguments of modify_pending_order_items and exchange_delivered_order_items."""
 
-    order_id: OrderId = Field(description="the order id, e.g. '#W0000000'")
+    order_id: OrderId = Field(description="the order id, e.g. '#W0000000'", json_schema_extra=ORDERS)
     item_ids: ItemIds = Field(description="the item ids of the order's lines to change; an id twice for two "
-                                          "lines of the same item")
+                                          "lines of the same item", json_schema_extra=ORDER_ITEMS)
     new_item_ids: ItemIds = Field(description="the new item id for each item in item_ids, same position, an "
-                                              "available variant of the same product")
+                                              "available variant of the same product", json_schema_extra=VARIANTS)
     payment_method_id: Id = Field(description="the customer's payment method that pays or receives the price "
-                                              "difference, e.g. 'gift_card_0000000'")
+                                              "difference, e.g. 'gift_card_0000000'", json_schema_extra=METHODS)
 
 
 class ReturnArgs(Args):
     """Arguments of return_delivered_order_items."""
 
-    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'")
+    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'", json_schema_extra=ORDERS)
     item_ids: ItemIds = Field(description="the item ids of the order's lines to return; an id twice for two lines "
-                                          "of the same item")
+                                          "of the same item", json_schema_extra=ORDER_ITEMS)
     payment_method_id: Id = Field(description="where the refund goes: the order's original payment method or one "
-                                              "of the customer's gift cards")
+                                              "of the customer's gift cards", json_schema_extra=METHODS)

@@ -48,6 +48,10 @@ class RetailProfile(BaseModel):
             f"Orders (oldest first, newest last): {', '.join(self.orders) or 'none'}",
         ])
 
+    def lookup_data(self) -> dict[str, Any]:
+        """The profile as ``get_user_details`` would return it: order ids, payment methods (``payment_methods.id``)."""
+        return self.model_dump()
+
     def grounding_values(self) -> tuple[str, ...]:
         """Values an argument may take though the customer never typed them: their order ids and payment
         method ids (a look-up already made), the parts of their default address ("ship it to my address"),

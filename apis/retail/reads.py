@@ -97,6 +97,7 @@ def get_item_details(uow: RetailUnitOfWork, actor: Customer, args: a.ItemArgs) -
 
 
 def list_all_product_types(uow: RetailUnitOfWork, actor: Customer, args: a.NoArgs) -> Reply:
-    """Every product's name and product id, by name."""
+    """Every product's id and name, by name (``products``: product id -> name, the key the product_id argument's
+    choices are read from)."""
     types = sorted(uow.products.types(), key=lambda p: p["name"])  # the same order on every backend
-    return f"{len(types)} product types.", {p["name"]: p["product_id"] for p in types}
+    return f"{len(types)} product types.", {"products": {p["product_id"]: p["name"] for p in types}}

@@ -12,6 +12,11 @@ from pydantic import BaseModel
 
 MAX_PLAN_STEPS = 3  # a message asks for a few changes at most; the executor's schema has the same bound
 
+# An argument field's ``json_schema_extra`` key: the look-up result keys its value is one of (an item id is
+# one the order or the product listed). Once a look-up (or the profile) has returned such values, the
+# executor's grammar offers only them: the model copies an id, it cannot invent one (``chops.pipeline.choices``).
+CHOICES_FROM = "choices_from"
+
 
 @dataclass(frozen=True)
 class Operation:
@@ -42,6 +47,16 @@ class Operation:
         name: the name the plan schema asks for, see ``chops.pipeline.schemas``)."""
         return ", ".join(f"{field.alias or name}: {type_name(field.annotation)}"
                          for name, field in self.args_model.model_fields.items())
+
+    def choice_keys(self) -> dict[str, tuple[str, ...]]:
+        """``{argument name: the result keys its value comes from}`` for the fields that declare
+        ``CHOICES_FROM`` (see there); empty for an operation whose every value the user types."""
+        out: dict[str, tuple[str, ...]] = {}
+        for name, field in self.args_model.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            if extra.get(CHOICES_FROM):
+                out[field.alias or name] = tuple(extra[CHOICES_FROM])  # type: ignore[arg-type]
+        return out
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments (by their names)."""

@@ -26,6 +26,10 @@ class Profile(Protocol):
     def describe(self) -> str:
         """A compact plain-text rendering for prompts (one fact per line)."""
 
+    def lookup_data(self) -> Mapping[str, Any]:
+        """The profile as a look-up result (keys as the pack's look-ups name them): the executor may take an id
+        argument's value from it (``chops.pipeline.choices``) as from any look-up."""
+
     def grounding_values(self) -> Collection[str]:
         """Values of the profile an operation argument may take though the user never typed them (a payment
         method's id, an order number): the profile is a look-up the agent has already made. Empty when

@@ -8,6 +8,9 @@ otherwise its argument values are grounded — in the user's own words or in wha
 and the Api runs it: the writes together as one dry-run plan, reads normally. A pack without look-ups
 gets exactly one step (the model's first plan is the proposal), with the same prompt and schema as ever.
 
+Each step's grammar lets an id argument take only the ids the profile and the look-ups so far listed, or the
+customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them.
+
 Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
 short list of operations. Where the list is shown depends on ``layout``: ``cached`` keeps the whole list in
 the static system part (the engine has it cached per role, so reading it costs nothing per turn) and only
@@ -25,9 +28,10 @@ from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
+from chops.pipeline.choices import arg_options, typed_ids
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.lookups import looked_up, observations_section
+from chops.pipeline.lookups import looked_up, observations_section, seen_data
 from chops.pipeline.prompting import fragment, messages, section
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
@@ -40,10 +44,11 @@ class Executor:
 
     def __init__(self, llm: LLM, api: SystemApi, retriever: Retriever, operations: Mapping[str, Operation],
                  operations_text: str, *, steps: int = 8, tools: ToolRanker | None = None,
-                 layout: str = "cached") -> None:
+                 layout: str = "cached", id_choices: bool = True) -> None:
         """``steps``: the model steps one attempt on the operations route may take (look-ups, then the plan);
         ``tools`` (None: every operation, always) picks each turn's short list; ``layout`` (``cached`` or
-        ``inline``) says where the prompt shows it (module docstring)."""
+        ``inline``) says where the prompt shows it (module docstring); ``id_choices``: id arguments are
+        picked among the ids seen (``chops.pipeline.choices``)."""
         self.llm = llm
         self.api = api
         self.retriever = retriever
@@ -54,6 +59,7 @@ class Executor:
         self.steps = steps if self.observing else 1
         self.tools = tools if tools is not None and tools.top_k > 0 else None  # k 0: every operation, as ever
         self.inline = self.tools is not None and layout == "inline"
+        self.id_choices = id_choices
 
     @property
     def static_operations(self) -> str:
@@ -109,9 +115,12 @@ class Executor:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
         choices, listed = self._offer(ctx)
-        schema = plan_schema(choices, with_answer=self.observing)
         lookups: list[Step] = []
         for n in range(1, self.steps + 1):
+            # Each step's grammar offers the ids read so far (chops.pipeline.choices).
+            seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
+            options = arg_options(choices, seen, typed_ids(ctx.user_texts))
+            schema = plan_schema(choices, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),
                             request=ctx.text, demonstrations=demonstrations_section(ctx.demonstrations, "system"),

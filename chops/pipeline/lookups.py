@@ -43,6 +43,13 @@ def looked_up(ctx: TurnContext, lookups: Iterable[Step]) -> set[str]:
     return values
 
 
+def seen_data(ctx: TurnContext, lookups: Iterable[Step]) -> list[Any]:
+    """What the executor has read this turn, as data: the profile, then each successful look-up's result
+    (the sources ``chops.pipeline.choices`` takes id arguments' values from)."""
+    return [ctx.profile.lookup_data(), *(s.result.data for s in lookups
+                                          if s.result is not None and s.result.outcome.succeeded)]
+
+
 def observation(n: int, step: Step) -> str:
     """One look-up as the executor's next prompt shows it."""
     res = step.result

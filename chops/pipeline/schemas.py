@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
+from chops.pipeline.choices import Options
 
 # --- classifier -------------------------------------------------------------------------
 
@@ -112,8 +113,9 @@ def _plain(typ: Any) -> Any:
     return typ
 
 
-def _nullable_args_model(op: Any) -> type[BaseModel]:
-    """The operation's arguments, keyed by their CPHOS names, every one nullable.
+def _nullable_args_model(op: Any, allowed: dict[str, tuple[str, ...]]) -> type[BaseModel]:
+    """The operation's arguments, keyed by their names, every one nullable; an argument in ``allowed`` may
+    only be one of its values (``chops.pipeline.choices``: an id copied from a look-up, never invented).
 
     Nullable and required: the model must say ``null`` explicitly for a value the user did not give,
     which the Api then refuses as a missing argument (the honest result).
@@ -127,15 +129,19 @@ def _nullable_args_model(op: Any) -> type[BaseModel]:
         # string where the operation takes a list of item ids.
         union = get_origin(typ) in (Union, UnionType)
         base = _plain(next((a for a in get_args(typ) if a is not type(None)), typ) if union else typ)
+        if key in allowed:
+            choice = Literal[allowed[key]]  # type: ignore[valid-type]
+            base = list[choice] if get_origin(base) is list else choice  # type: ignore[valid-type]
         fields[key] = (base | None, Field(..., description=info.description))
     return create_model(f"{op.name}Args", __config__=ConfigDict(extra="forbid"), **fields)
 
 
-def _call_model(op: Any) -> type[BaseModel]:
+def _call_model(op: Any, options: Options) -> type[BaseModel]:
+    allowed = {arg: values for name, arg, values in options if name == op.name}
     return create_model(
         f"{op.name}Call", __config__=ConfigDict(extra="forbid"),
         operation=(Literal[op.name], ...),  # type: ignore[valid-type]
-        args=(_nullable_args_model(op), ...),
+        args=(_nullable_args_model(op, allowed), ...),
     )
 
 
@@ -147,9 +153,9 @@ class AnswerDirectly(BaseModel):
     answer: str
 
 
-def _union(operations: tuple[Operation, ...], with_answer: bool = False) -> Any:
+def _union(operations: tuple[Operation, ...], with_answer: bool = False, options: Options = ()) -> Any:
     """One call of any of ``operations``: a union discriminated by the operation name."""
-    branches: list[type[BaseModel]] = [_call_model(op) for op in operations]
+    branches: list[type[BaseModel]] = [_call_model(op, options) for op in operations]
     if with_answer:
         branches.append(AnswerDirectly)
     return branches[0] if len(branches) == 1 else Annotated[Union[tuple(branches)],  # noqa: UP007
@@ -167,12 +173,13 @@ def proposal_schema(operations: tuple[Operation, ...], with_answer: bool = False
                         call=(_union(operations, with_answer), ...))
 
 
-@lru_cache(maxsize=64)  # tool retrieval asks for one per short list (~10 ms each to build)
-def plan_schema(operations: tuple[Operation, ...], with_answer: bool = False) -> type[BaseModel]:
+@lru_cache(maxsize=64)  # one per short list and per set of looked-up ids (~10 ms each to build)
+def plan_schema(operations: tuple[Operation, ...], with_answer: bool = False, options: Options = ()) -> type[BaseModel]:
     """``{"calls": [<call>, ...]}``: the system executor's ordered plan of 1 to ``MAX_PLAN_STEPS``
     operation calls. One call costs two tokens more than ``proposal_schema`` (the brackets); the
     grammar enforces the bounds (``minItems``/``maxItems``). ``with_answer`` (a pack with look-ups) adds
-    the ``AnswerDirectly`` branch: after reading look-ups the executor may answer instead of calling."""
-    calls = Annotated[list[_union(operations, with_answer)],  # type: ignore[misc]
+    the ``AnswerDirectly`` branch: after reading look-ups the executor may answer instead of calling.
+    ``options``: the id arguments limited to the values seen so far (``chops.pipeline.choices``)."""
+    calls = Annotated[list[_union(operations, with_answer, options)],  # type: ignore[misc]
                       Field(min_length=1, max_length=MAX_PLAN_STEPS)]
     return create_model("OperationPlan", calls=(calls, ...))

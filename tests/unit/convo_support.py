@@ -105,6 +105,9 @@ class MiniProfile:
     def describe(self) -> str:
         return f"Customer {self.user_id}; orders: {', '.join(self.orders)}"
 
+    def lookup_data(self) -> dict:
+        return {"orders": list(self.orders)}
+
     def grounding_values(self) -> tuple[str, ...]:
         return self.orders
 

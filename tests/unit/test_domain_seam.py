@@ -69,6 +69,9 @@ class Reader(BaseModel):
     def names(self) -> tuple[str, ...]:
         return (self.user_id,)
 
+    def lookup_data(self) -> dict:
+        return self.model_dump()
+
     def grounding_values(self) -> tuple[str, ...]:
         return ()
 

@@ -82,8 +82,9 @@ def test_products_are_public_and_compact(api):
     assert read(api, "get_item_details", {"item_id": "k-steel-2l"}) == {
         "item_id": "k-steel-2l", "product_id": "p-kettle", "name": "Kettle", "options": "material: steel, capacity: 2L",
         "available": False, "price": 60.0}
-    assert read(api, "list_all_product_types") == {"Chair": "p-chair", "Kettle": "p-kettle", "Scarf": "p-scarf"}
-    assert list(read(api, "list_all_product_types")) == ["Chair", "Kettle", "Scarf"]
+    listed = read(api, "list_all_product_types")["products"]
+    assert listed == {"p-chair": "Chair", "p-kettle": "Kettle", "p-scarf": "Scarf"}
+    assert list(listed.values()) == ["Chair", "Kettle", "Scarf"]  # by name
     for name, args in (("get_product_details", {"product_id": "k-steel-1l"}),
                        ("get_item_details", {"item_id": "p-kettle"})):
         assert api.call(name, MIA, args).outcome == "not_in_system"

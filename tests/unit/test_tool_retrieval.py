@@ -136,7 +136,7 @@ def test_tool_top_k_0_sends_the_prompts_and_schema_of_before_byte_for_byte(engin
     assert msgs == [("system", Template(system.strip()).substitute(operations="\n".join(operation_lines(OPERATIONS)))),
                     ("user", Template(user.strip("\n")).substitute(history="", feedback="", demonstrations="",
                                                                      request=text, observations=""))]
-    assert schema is plan_schema(tuple(OPERATIONS.values()), with_answer=False)
+    assert schema.model_json_schema() == plan_schema(tuple(OPERATIONS.values()), with_answer=False).model_json_schema()
     assert ("executor", msgs[0][1]) in agent.static_heads()  # and a warm start caches that same head
 
 

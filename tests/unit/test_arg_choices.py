@@ -1,0 +1,118 @@
+"""Grounding at decode time (``chops.pipeline.choices``): once the profile or a look-up has listed ids, the
+executor's plan grammar offers only those (and ids the customer typed) for the arguments that declare where
+their values come from; the retail pack's id arguments do, CPHOS's none."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
+from apis.retail.registry import OPERATIONS
+from chops.pipeline.choices import arg_options, typed_ids, values_at
+from chops.pipeline.schemas import plan_schema
+from tests.unit.pipeline_support import call, to_system, verdict
+from tests.unit.retail_support import MIA
+from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
+
+ORDER = {"order_id": "#W1000001", "status": "delivered",
+         "items": [{"item_id": "111", "product_id": "p1", "name": "Lamp"},
+                   {"item_id": "222", "product_id": "p2", "name": "Mug"}],
+         "payments": [{"type": "payment", "amount": 9.5, "method": "gift_card_1"}],
+         "exchange": {"items": ["999"], "new_items": ["998"]}}
+PRODUCT = {"product_id": "p1", "name": "Lamp", "variants": {"333": "red; $10.00; available",
+                                                           "444": "blue; $11.00; NOT available"}}
+PROFILE = {"user_id": "u1", "orders": ["#W1000001", "#W1000002"],
+           "payment_methods": [{"id": "gift_card_1", "source": "gift_card"}, {"id": "paypal_2", "source": "paypal"}]}
+
+
+def test_a_path_finds_values_keys_and_listed_fields_at_any_depth():
+    assert values_at(ORDER, "items.item_id") == ["111", "222"]  # not the exchange's bare lists
+    assert values_at(PRODUCT, "variants") == ["333", "444"]  # a mapping keyed by item id
+    assert values_at(PROFILE, "payment_methods.id") == ["gift_card_1", "paypal_2"]
+    assert values_at(PROFILE, "orders") == ["#W1000001", "#W1000002"]
+    assert set(values_at(ORDER, "product_id")) == {"p1", "p2"}
+    assert values_at(PRODUCT, "nothing") == [] and values_at(PRODUCT, "variants.red") == []
+
+
+def test_ids_the_customer_typed_are_the_tokens_with_a_digit():
+    texts = ["Cancel #W1000009 please, and W1000008.", "my card is gift_card_77; I am 4 feet tall", "订单 #W1000007 不要了"]
+    assert typed_ids(texts) == ["#W1000009", "W1000008", "gift_card_77", "#W1000007"]  # "4": too short to be an id
+
+
+def options_of(ops, sources, typed=()):
+    return {(op, arg): values for op, arg, values in arg_options(ops, sources, typed)}
+
+
+def test_each_id_argument_is_offered_what_its_keys_hold_plus_typed_ids():
+    ops = (OPERATIONS["exchange_delivered_order_items"], OPERATIONS["get_product_details"])
+    offered = options_of(ops, [PROFILE, ORDER, PRODUCT], ["#W1000009"])
+    exchange = "exchange_delivered_order_items"
+    assert offered[(exchange, "order_id")] == ("#W1000001", "#W1000002", "#W1000009")
+    assert offered[(exchange, "item_ids")] == ("111", "222", "#W1000009")
+    assert offered[(exchange, "new_item_ids")] == ("333", "444", "#W1000009")
+    assert offered[(exchange, "payment_method_id")] == ("gift_card_1", "paypal_2", "#W1000009")
+    assert set(offered[("get_product_details", "product_id")]) == {"p1", "p2", "#W1000009"}
+    # Nothing looked up yet for an argument: it stays free text (typed ids alone do not close it).
+    assert (exchange, "new_item_ids") not in options_of(ops, [PROFILE, ORDER], ["#W1000009"])
+    # CPHOS declares none: its grammar is exactly as before.
+    assert arg_options(tuple(CPHOS_OPERATIONS.values()), [PROFILE, ORDER]) == ()
+
+
+def test_the_plan_schema_takes_only_offered_ids():
+    ops = (OPERATIONS["return_delivered_order_items"],)
+    schema = plan_schema(ops, True, arg_options(ops, [PROFILE, ORDER]))
+    good = {"calls": [{"operation": "return_delivered_order_items",
+                       "args": {"order_id": "#W1000001", "item_ids": ["222"], "payment_method_id": "gift_card_1"}}]}
+    assert schema.model_validate(good).calls[0].args.item_ids == ["222"]
+    for arg, invented in (("item_ids", ["223"]), ("order_id", "#W1000003"), ("payment_method_id", "credit_card_1")):
+        bad = {"calls": [{**good["calls"][0], "args": {**good["calls"][0]["args"], arg: invented}}]}
+        with pytest.raises(ValidationError):
+            schema.model_validate(bad)
+    assert "enum" in str(schema.model_json_schema())  # the grammar the engine compiles holds the list
+    # null stays possible: a value the customer has not given is still said to be missing.
+    schema.model_validate({"calls": [{**good["calls"][0], "args": {**good["calls"][0]["args"], "item_ids": None}}]})
+
+
+def test_after_the_order_look_up_the_next_step_may_only_copy_its_item_ids(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "I'd like to return the glass kettle from #T0000003 to my gift card",
+                          turn_key="r:1", conversation_id="r")
+    assert result.outcome == "pending_confirmation"
+    first, second = (schema for role, _, schema in llm.calls if role == "executor")
+    item_ids = second.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]["item_ids"]
+    assert "k-glass-1l" in str(item_ids) and "s-silk-red" in str(item_ids) and "c-black" not in str(item_ids)
+    # Before the look-up only the profile was read: order ids are offered (the customer's, and the typed one),
+    # item ids are still free text.
+    first_args = first.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]
+    assert "#T0000008" not in str(first_args["order_id"]) and "#T0000003" in str(first_args["order_id"])
+    assert "enum" not in str(first_args["item_ids"])
+
+
+def test_with_id_choices_off_every_id_stays_free_text(sqlite_url):
+    from chops.llm import ScriptedLLM
+    from chops.pending import PendingChanges
+    from chops.pipeline import Agent
+    from chops.settings import get_settings
+    from tests.unit.pipeline_support import FakeIndex
+    from tests.unit.retail_support import load_shop
+    from tests.unit.test_lookup_confirm import Approvals
+
+    engine, api = load_shop(sqlite_url)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(id_choices=False), FakeIndex(), approvals=Approvals(),
+                  pending=PendingChanges(engine, ttl_s=600))
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It was delivered."}]})
+    llm.enqueue("verifier", verdict(9))
+    agent.handle(MIA, "Where is #T0000003?", turn_key="r:1", conversation_id="r")
+    schemas = [schema for role, _, schema in llm.calls if role == "executor"]
+    assert len(schemas) == 2 and all("enum" not in str(s.model_json_schema()["$defs"]["get_order_detailsArgs"])
+                                     for s in schemas)
+    engine.dispose()
