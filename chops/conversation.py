@@ -79,7 +79,8 @@ class ConversationService:
     def history(self, conversation_id: str) -> list[TurnRecord]:
         """The agent's view of the conversation: its turns and the messages to and from staff, in order
         (the newest ``history_turns`` of them)."""
-        turns = self.store.history(conversation_id, limit=self.history_turns)
+        # With traces: the look-ups earlier turns made ground this turn's ids (chops.pipeline.lookups).
+        turns = self.store.history(conversation_id, limit=self.history_turns, with_trace=True)
         events = recent_events(self.store.engine, conversation_id, ("turn", "user", "staff"), self.history_turns * 3)
         order = {e.turn_id: e.id for e in events if e.kind == "turn"}
         # Turns stored before the event log existed have no event: they come first, by number.

@@ -62,7 +62,8 @@ class TurnResult(BaseModel):
     def to_record(self, user_text: str) -> TurnRecord:
         """This result as a ``TurnRecord`` (for callers that keep history in memory)."""
         return TurnRecord(user_text=user_text, reply=self.reply, route=self.route, operation=self.operation,
-                          args=self.args, outcome=self.outcome, committed=self.committed, queued=self.queued)
+                          args=self.args, outcome=self.outcome, committed=self.committed, queued=self.queued,
+                          trace=self.trace)
 
 
 class Solution(BaseModel):

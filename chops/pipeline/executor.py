@@ -153,8 +153,9 @@ class Executor:
             fresh.append(Step(operation=name, proposed_args=proposed, args=args, dropped=dropped,
                               description=op.description, result=self.api.call(name, ctx.nickname, args)))
         lookups.extend(fresh)
-        step["lookups"] = [{"operation": s.operation, "args": s.args, "ungrounded": s.dropped,
-                            "outcome": s.outcome} for s in fresh]
+        # The result's data is kept with the turn: a later turn of the conversation may take ids from it.
+        step["lookups"] = [{"operation": s.operation, "args": s.args, "ungrounded": s.dropped, "outcome": s.outcome,
+                            "data": s.result.data if s.result.outcome.succeeded else None} for s in fresh]
         return bool(fresh)
 
     def executor_only(self, ctx: TurnContext) -> Candidate:

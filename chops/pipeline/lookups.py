@@ -3,8 +3,9 @@ and as grounding counts it.
 
 A pack marks a read ``observe`` when its result is something to act on (an order's items, a product's
 variants) rather than the answer itself. The executor runs such reads, shows their compact results in its
-next prompt, and proposes the next call, the write(s) or the answer. A value any of them returned (or one
-of the profile's ``grounding_values``) may then be an argument though the user never typed it.
+next prompt, and proposes the next call, the write(s) or the answer. A value any of them returned, in this
+turn or an earlier one of the conversation (or one of the profile's ``grounding_values``), may then be an
+argument though the user never typed it.
 """
 
 from __future__ import annotations
@@ -34,20 +35,27 @@ def leaves(data: Any) -> set[str]:
     return found
 
 
+def earlier_data(ctx: TurnContext) -> list[Any]:
+    """What the look-ups of the conversation's earlier turns returned (kept in their traces, newest turns
+    last): "exchange it for the red one" two turns after the order was read still grounds in that order."""
+    return [lookup["data"] for turn in ctx.history for step in ((turn.trace or {}).get("steps") or [])
+            for lookup in (step.get("lookups") or []) if lookup.get("data") is not None]
+
+
 def looked_up(ctx: TurnContext, lookups: Iterable[Step]) -> set[str]:
-    """The values arguments may take from look-ups: the profile's, and what this turn's reads returned."""
+    """The values arguments may take from look-ups: the profile's, and what this conversation's reads
+    returned (earlier turns' and this one's)."""
     values = {str(v) for v in ctx.profile.grounding_values()}
-    for step in lookups:
-        if step.result is not None and step.result.outcome.succeeded:
-            values |= leaves(step.result.data)
+    for data in seen_data(ctx, lookups)[1:]:  # [0] is the profile, counted by its grounding values
+        values |= leaves(data)
     return values
 
 
 def seen_data(ctx: TurnContext, lookups: Iterable[Step]) -> list[Any]:
-    """What the executor has read this turn, as data: the profile, then each successful look-up's result
-    (the sources ``chops.pipeline.choices`` takes id arguments' values from)."""
-    return [ctx.profile.lookup_data(), *(s.result.data for s in lookups
-                                          if s.result is not None and s.result.outcome.succeeded)]
+    """What the conversation has read, as data: the profile, then each successful look-up's result, earlier
+    turns' first (the sources ``chops.pipeline.choices`` takes id arguments' values from)."""
+    return [ctx.profile.lookup_data(), *earlier_data(ctx),
+            *(s.result.data for s in lookups if s.result is not None and s.result.outcome.succeeded)]
 
 
 def observation(n: int, step: Step) -> str:

@@ -116,3 +116,55 @@ def test_with_id_choices_off_every_id_stays_free_text(sqlite_url):
     assert len(schemas) == 2 and all("enum" not in str(s.model_json_schema()["$defs"]["get_order_detailsArgs"])
                                      for s in schemas)
     engine.dispose()
+
+
+def test_an_id_an_earlier_turn_looked_up_is_offered_and_grounded_later(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly",
+                                        "answer": "It holds a glass kettle and a silk scarf."}]})
+    llm.enqueue("verifier", verdict(9))
+    first = agent.handle(MIA, "What is in #T0000003?", turn_key="r:1", conversation_id="r")
+    assert first.trace["steps"] and first.outcome != "pending_confirmation"
+    history = [first.to_record("What is in #T0000003?")]
+    # The next turn proposes the return straight away: the kettle's item id was never typed, but the
+    # conversation's look-up returned it.
+    to_system(llm)
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    second = agent.handle(MIA, "Return the kettle to my gift card please", history=history, turn_key="r:2",
+                          conversation_id="r")
+    assert second.outcome == "pending_confirmation" and second.args["item_ids"] == ["k-glass-1l"]
+    schema = [s for role, _, s in llm.calls if role == "executor"][-1]
+    offered = str(schema.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]["item_ids"])
+    assert "k-glass-1l" in offered and "c-black" not in offered
+    # Without that history the same proposal has an item id nobody gave: it is not used.
+    to_system(llm)
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    fresh = agent.handle(MIA, "Return the kettle to my gift card please", turn_key="r2:1", conversation_id="r2")
+    assert fresh.outcome != "pending_confirmation" and fresh.args["item_ids"] is None
+    assert llm.pending() == {}, llm.pending()
+
+
+def test_the_conversation_service_hands_the_agent_the_earlier_look_ups_from_the_store(shop):  # noqa: F811
+    from chops.conversation import ConversationService
+    from chops.store import ConversationStore
+
+    agent, engine, llm = shop
+    svc = ConversationService(ConversationStore(engine, api=agent.api), agent)
+    cid = svc.start(MIA, "cli")
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "A glass kettle and a silk scarf."}]})
+    llm.enqueue("verifier", verdict(9))
+    svc.run_turn(cid, MIA, "What is in #T0000003?")
+    to_system(llm)
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["s-silk-red"],
+                                 payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    turn = svc.run_turn(cid, MIA, "I'll send the scarf back, refund to my gift card")
+    assert turn.result.outcome == "pending_confirmation" and turn.result.args["item_ids"] == ["s-silk-red"]
