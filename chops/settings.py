@@ -193,10 +193,11 @@ class Settings(BaseSettings):
     # Not on_fail by default: its score alone passed two profile answers to change requests ("switch me to
     # problem 7" answered with the current problem) that the reasoned verdict rejects
     # (tests/integration/test_verifier_local_model.py), though it was 1.19x faster at equal Acc_sys/Acc_file.
-    verifier_reason: Literal["first", "on_fail"] = Field(
+    verifier_reason: Literal["first", "on_fail", "operations"] = Field(
         default="first", description="'first': every verdict is a reason then a score (the paper's way); "
         "'on_fail': a score alone first, and only a score under the pass mark asks for the reasoned verdict, "
-        "which then decides (a pass costs ~5 generated tokens instead of ~30; python -m bench.ask --vs-previous)")
+        "which then decides (a pass costs ~5 generated tokens instead of ~30; python -m bench.ask --vs-previous); "
+        "'operations': on_fail for a proposed operation (judged on its dry run), first for an answer")
     router_keeps_route: bool = Field(
         default=True, description="a retry after a rejection keeps the route the embedding router was sure of "
         "(the feedback goes to the executor); from the third attempt the model classifier re-routes with the "

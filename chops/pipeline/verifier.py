@@ -89,7 +89,9 @@ class Verifier:
         """Score ``cand`` (stored on it with the threshold and reason); True when it passes.
 
         With ``verifier_reason`` "on_fail" the verifier is first asked for the score alone: a pass needs no
-        reason (nothing reads it), so it costs a handful of generated tokens. A score under the pass mark
+        reason (nothing reads it), so it costs a handful of generated tokens ("operations": only for a
+        proposed operation, whose evidence is the dry run's outcome and diff; an answer gets the reasoned
+        verdict, since the score alone passed profile answers to requests to change something). A score under the pass mark
         asks the reasoned verdict (reason, then score: the reason steers a small model's score), and that
         verdict decides — so the quick score can only let through what it rates at the pass mark; its
         prompt is the reasoned one's plus one line, so the second call reads only that line's difference.
@@ -106,7 +108,8 @@ class Verifier:
             prompt = "pipeline_verify_operation" if cand.operation else "pipeline_verify_answer"
             fill = {"history": ctx.history_section(turns=2), "request": ctx.text, "evidence": evidence(ctx, cand)}
             quick = None
-            if self.settings.verifier_reason == "on_fail":
+            mode = self.settings.verifier_reason
+            if mode == "on_fail" or (mode == "operations" and cand.operation):
                 msgs = messages(prompt, **{**fill, "evidence": fill["evidence"] + fragment("score_only")})
                 quick, step = ctx.trace.call("verifier", lambda lg: self.llm.structured(
                     "verifier", msgs, Score, ledger=lg), route=cand.route, quick=True)

@@ -1,5 +1,5 @@
-"""The verifier that does not reread: a score alone first (``verifier_reason=on_fail``), the reasoned
-verdict only when that score is under the pass mark; and a retry that keeps the route a sure router chose."""
+"""The verifier that does not reread: a score alone first (``verifier_reason=on_fail``, or ``operations``: for
+operations only), the reasoned verdict only when that score is under the pass mark; and a retry that keeps the route a sure router chose."""
 
 from __future__ import annotations
 
@@ -69,6 +69,22 @@ def test_reason_first_is_the_papers_single_reasoned_call(engine):
     res = agent.handle("demo_busy_leader", "How many papers do I still have to grade?", turn_key="c:1")
     assert [c[2].__name__ for c in llm.calls if c[0] == "verifier"] == ["Verdict"]
     assert "quick" not in verifier_steps(res)[0]
+
+
+def test_operations_mode_scores_an_operation_alone_and_reasons_about_an_answer(engine):
+    from tests.unit.pipeline_support import call, to_system
+
+    agent, llm = make_agent(engine, verifier_reason="operations")
+    to_system(llm)
+    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40)).enqueue("verifier", {"score": 9})
+    write = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
+    assert write.committed and verifier_steps(write)[0]["quick"]
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "Your limit is 40."}).enqueue("verifier", verdict(9))
+    answer = agent.handle("demo_leader", "What is my upload limit?", turn_key="c:2")
+    assert answer.reply == "Your limit is 40." and "quick" not in verifier_steps(answer)[0]
+    assert [c[2].__name__ for c in llm.calls if c[0] == "verifier"] == ["Score", "Verdict"]
+    assert llm.pending() == {}
 
 
 def test_a_retry_keeps_the_route_the_router_was_sure_of_and_the_third_attempt_asks_the_model(engine, router):
