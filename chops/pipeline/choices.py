@@ -1,4 +1,4 @@
-"""Grounding at decode time: an id argument is picked from the ids this turn has seen, not written freely.
+"""Grounding at decode time: an id argument is picked from the ids the conversation has seen, not written freely.
 
 A 1.5B model that has just read an order writes an item id that looks right and is not there (a digit
 changed, a product id where an item id goes). Grounding after the fact (``chops.pipeline.grounding``)
@@ -85,7 +85,7 @@ def typed_ids(texts: Iterable[str]) -> list[str]:
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = ()) -> Options:
     """For each argument that declares where its values come from, the values ``sources`` (the profile's
-    data and this turn's look-up results) hold, then the ids the customer ``typed``; an argument with no
+    data and the conversation's look-up results) hold, then the ids the customer ``typed``; an argument with no
     value found in ``sources`` is left out (free text)."""
     sources, typed = list(sources), list(typed)
     out = []

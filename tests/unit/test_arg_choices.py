@@ -36,7 +36,8 @@ def test_a_path_finds_values_keys_and_listed_fields_at_any_depth():
 
 
 def test_ids_the_customer_typed_are_the_tokens_with_a_digit():
-    texts = ["Cancel #W1000009 please, and W1000008.", "my card is gift_card_77; I am 4 feet tall", "订单 #W1000007 不要了"]
+    texts = ["Cancel #W1000009 please, and W1000008.", "my card is gift_card_77; I am 4 feet tall",
+             "订单 #W1000007 不要了"]
     assert typed_ids(texts) == ["#W1000009", "W1000008", "gift_card_77", "#W1000007"]  # "4": too short to be an id
 
 
@@ -75,7 +76,7 @@ def test_the_plan_schema_takes_only_offered_ids():
 
 
 def test_after_the_order_look_up_the_next_step_may_only_copy_its_item_ids(shop):  # noqa: F811
-    agent, engine, llm = shop
+    agent, _, llm = shop
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
     llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],

@@ -1,5 +1,6 @@
 """The verifier that does not reread: a score alone first (``verifier_reason=on_fail``, or ``operations``: for
-operations only), the reasoned verdict only when that score is under the pass mark; and a retry that keeps the route a sure router chose."""
+operations only), the reasoned verdict only when that score is under the pass mark; and a retry that keeps
+the route a sure router chose."""
 
 from __future__ import annotations
 
