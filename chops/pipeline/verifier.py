@@ -92,8 +92,8 @@ class Verifier:
         reason (nothing reads it), so it costs a handful of generated tokens ("operations": only for a
         proposed operation, whose evidence is the dry run's outcome and diff; an answer gets the reasoned
         verdict, since the score alone passed profile answers to requests to change something). A score
-        under the pass mark asks the reasoned verdict (reason, then score: the reason steers a small model's score), and that
-        verdict decides — so the quick score can only let through what it rates at the pass mark; its
+        under the pass mark asks the reasoned verdict (reason, then score: the reason steers a small model's
+        score), and that verdict decides — so the quick score can only let through what it rates at the pass mark; its
         prompt is the reasoned one's plus one line, so the second call reads only that line's difference.
         An attempt identical to an earlier one of the same turn reuses that verdict: the verifier's prompt
         would be the same (it does not see feedback), so asking again only costs time.
