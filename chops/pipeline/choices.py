@@ -20,7 +20,7 @@ the model pick one of the customer's own orders instead: a change nobody asked f
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from chops.domain.operations import Operation
@@ -83,22 +83,15 @@ def typed_ids(texts: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(m.group() for text in texts for m in _TYPED_ID.finditer(text) if len(m.group()) >= 3))
 
 
-def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),
-                done: Collection[tuple[str, str, str]] = ()) -> Options:
+def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = ()) -> Options:
     """For each argument that declares where its values come from, the values ``sources`` (the profile's
     data and the conversation's look-up results) hold, then the ids the customer ``typed``; an argument with no
-    value found in ``sources`` is left out (free text).
-
-    ``done``: ``(operation, argument, value)`` of the look-ups this turn already made. A look-up is not offered
-    the value it was already called with: reading the same order again taught the model nothing (it went round
-    in circles on one order while the item was in another), so it is steered to an order it has not read. When
-    that leaves no value, the argument stays free text and the repeat ends the attempt as before."""
+    value found in ``sources`` is left out (free text)."""
     sources, typed = list(sources), list(typed)
     out = []
     for op in operations:
         for arg, paths in sorted(op.choice_keys().items()):
             values = dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path))
-            offered = tuple(v for v in dict.fromkeys([*values, *typed]) if (op.name, arg, v) not in done)
-            if values and offered:
-                out.append((op.name, arg, offered))
+            if values:
+                out.append((op.name, arg, tuple(dict.fromkeys([*values, *typed]))))
     return tuple(out)

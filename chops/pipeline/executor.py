@@ -119,8 +119,7 @@ class Executor:
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
-            done = {(s.operation, k, str(v)) for s in lookups for k, v in s.args.items() if len(s.args) == 1}
-            options = arg_options(choices, seen, typed_ids(ctx.user_texts), done)
+            options = arg_options(choices, seen, typed_ids(ctx.user_texts))
             schema = plan_schema(choices, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),

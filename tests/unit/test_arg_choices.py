@@ -41,8 +41,8 @@ def test_ids_the_customer_typed_are_the_tokens_with_a_digit():
     assert typed_ids(texts) == ["#W1000009", "W1000008", "gift_card_77", "#W1000007"]  # "4": too short to be an id
 
 
-def options_of(ops, sources, typed=(), done=()):
-    return {(op, arg): values for op, arg, values in arg_options(ops, sources, typed, done)}
+def options_of(ops, sources, typed=()):
+    return {(op, arg): values for op, arg, values in arg_options(ops, sources, typed)}
 
 
 def test_each_id_argument_is_offered_what_its_keys_hold_plus_typed_ids():
@@ -54,11 +54,6 @@ def test_each_id_argument_is_offered_what_its_keys_hold_plus_typed_ids():
     assert offered[(exchange, "new_item_ids")] == ("333", "444", "#W1000009")
     assert offered[(exchange, "payment_method_id")] == ("gift_card_1", "paypal_2", "#W1000009")
     assert set(offered[("get_product_details", "product_id")]) == {"p1", "p2", "#W1000009"}
-    # A look-up already made this turn is not offered its value again; with none left it is free text.
-    reads = (OPERATIONS["get_product_details"],)
-    assert options_of(reads, [ORDER], done={("get_product_details", "product_id", "p1")}) == {
-        ("get_product_details", "product_id"): ("p2",)}
-    assert options_of(reads, [ORDER], done={("get_product_details", "product_id", p) for p in ("p1", "p2")}) == {}
     # Nothing looked up yet for an argument: it stays free text (typed ids alone do not close it).
     assert (exchange, "new_item_ids") not in options_of(ops, [PROFILE, ORDER], ["#W1000009"])
     # CPHOS declares none: its grammar is exactly as before.
@@ -93,11 +88,6 @@ def test_after_the_order_look_up_the_next_step_may_only_copy_its_item_ids(shop):
     first, second = (schema for role, _, schema in llm.calls if role == "executor")
     item_ids = second.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]["item_ids"]
     assert "k-glass-1l" in str(item_ids) and "s-silk-red" in str(item_ids) and "c-black" not in str(item_ids)
-    # The order just read is not offered to the same look-up again (the write may still name it).
-    defs = second.model_json_schema()["$defs"]
-    assert "#T0000003" not in str(defs["get_order_detailsArgs"]["properties"]["order_id"])
-    assert "#T0000002" in str(defs["get_order_detailsArgs"]["properties"]["order_id"])
-    assert "#T0000003" in str(defs["return_delivered_order_itemsArgs"]["properties"]["order_id"])
     # Before the look-up only the profile was read: order ids are offered (the customer's, and the typed one),
     # item ids are still free text.
     first_args = first.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]
