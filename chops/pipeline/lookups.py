@@ -17,6 +17,7 @@ from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.prompting import clip, fragment, section
 
 RESULT_CLIP = 900  # characters of one look-up's result in the next prompt: a few order lines or variants
+OBSERVATIONS_CLIP = 4 * RESULT_CLIP  # all of them (~1,100 tokens): the prompt stays inside a 4,096-token context
 
 
 def leaves(data: Any) -> set[str]:
@@ -67,5 +68,19 @@ def observation(n: int, step: Step) -> str:
 
 
 def observations_section(lookups: list[Step]) -> str:
-    """The look-ups made so far for this message, or "" (then the prompt is exactly as without look-ups)."""
-    return section("observations", [observation(i, s) for i, s in enumerate(lookups, 1)])
+    """The look-ups made so far for this message, or "" (then the prompt is exactly as without look-ups).
+
+    At most ``OBSERVATIONS_CLIP`` characters: the first (usually the order the request is about) and the
+    newest that fit; the numbers show where some were left out. Eight look-ups of up to ``RESULT_CLIP`` each overflowed the local
+    engine's 4,096-token context (the call failed and the turn with it)."""
+    lines = [observation(i, s) for i, s in enumerate(lookups, 1)]
+    if not lines:
+        return ""
+    kept: list[str] = []
+    budget = OBSERVATIONS_CLIP - len(lines[0])  # one result is at most RESULT_CLIP: the first always fits
+    for line in reversed(lines[1:]):
+        if len(line) > budget:
+            break
+        kept.insert(0, line)
+        budget -= len(line)
+    return section("observations", [lines[0], *kept])

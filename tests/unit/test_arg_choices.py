@@ -169,3 +169,22 @@ def test_the_conversation_service_hands_the_agent_the_earlier_look_ups_from_the_
     llm.enqueue("verifier", verdict(9))
     turn = svc.run_turn(cid, MIA, "I'll send the scarf back, refund to my gift card")
     assert turn.result.outcome == "pending_confirmation" and turn.result.args["item_ids"] == ["s-silk-red"]
+
+
+def test_the_look_ups_shown_stay_inside_the_engine_context():
+    from chops.domain.outcomes import OperationResult, Outcome
+    from chops.pipeline.context import Step
+    from chops.pipeline.lookups import OBSERVATIONS_CLIP, observations_section
+
+    def looked(n: int) -> Step:
+        data = {"order_id": f"#W{n:07d}", "items": [{"item_id": f"{n}{i:09d}", "name": "x" * 40} for i in range(12)]}
+        return Step(operation="get_order_details", proposed_args={}, args={"order_id": f"#W{n:07d}"},
+                    result=OperationResult(operation="get_order_details", outcome=Outcome.OK, message="ok",
+                                           data=data))
+
+    shown = observations_section([looked(n) for n in range(1, 9)])
+    assert len(shown) < OBSERVATIONS_CLIP + 400  # the section's own words on top of the results
+    assert "[1] get_order_details" in shown and "[8] get_order_details" in shown  # the first and the newest
+    assert "[4] get_order_details" not in shown
+    few = observations_section([looked(1), looked(2)])
+    assert "[1] get_order_details" in few and "[2] get_order_details" in few
