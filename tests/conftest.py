@@ -35,6 +35,15 @@ def _network_off(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+@pytest.fixture(autouse=True)
+def _one_reasoned_verdict(request, monkeypatch):
+    """Scripted models script one verdict (reason and score) per verification: the paper's single reasoned
+    call. The default asks an operation for a score alone first (``verifier_reason=operations``), which
+    ``tests/unit/test_verifier_cascade.py`` scripts explicitly; tests of the real model run the default."""
+    if request.node.get_closest_marker("local_model") is None:
+        monkeypatch.setenv("CHOPS_VERIFIER_REASON", "first")
+
+
 @pytest.fixture(scope="session")
 def cphos_dir() -> Path:
     """The CPHOS-dataset; a test that needs it fails loudly when it is missing."""
