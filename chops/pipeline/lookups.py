@@ -16,8 +16,10 @@ from typing import Any
 from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.prompting import clip, fragment, section
 
-RESULT_CLIP = 900  # characters of one look-up's result in the next prompt: a few order lines or variants
-OBSERVATIONS_CLIP = 4 * RESULT_CLIP  # all of them (~1,100 tokens): the prompt stays inside a 4,096-token context
+# Characters of one look-up's result in the next prompt: an order's lines, a product's variants, and the shop's
+# whole product list (1,492 characters; at 900 "T-Shirt" was cut off and the model never saw its id).
+RESULT_CLIP = 1500
+OBSERVATIONS_CLIP = 3600  # all of them (~1,100 tokens): the prompt stays inside a 4,096-token context
 
 
 def leaves(data: Any) -> set[str]:
@@ -67,15 +69,14 @@ def observation(n: int, step: Step) -> str:
     return fragment("observation", n=n, operation=step.operation, args=args, result=shown)
 
 
-def observations_section(lookups: list[Step]) -> str:
-    """The look-ups made so far for this message, or "" (then the prompt is exactly as without look-ups).
-
-    At most ``OBSERVATIONS_CLIP`` characters: the first (usually the order the request is about) and the
-    newest that fit; the numbers show where some were left out. Eight look-ups of up to ``RESULT_CLIP`` each overflowed the local
-    engine's 4,096-token context (the call failed and the turn with it)."""
+def observation_lines(lookups: list[Step]) -> list[str]:
+    """The look-ups as prompts show them, at most ``OBSERVATIONS_CLIP`` characters: the first (usually the
+    order the request is about) and the newest that fit; their numbers show where some were left out.
+    Eight look-ups of up to ``RESULT_CLIP`` each overflowed the local engine's 4,096-token context (the
+    call failed and the turn with it)."""
     lines = [observation(i, s) for i, s in enumerate(lookups, 1)]
     if not lines:
-        return ""
+        return []
     kept: list[str] = []
     budget = OBSERVATIONS_CLIP - len(lines[0])  # one result is at most RESULT_CLIP: the first always fits
     for line in reversed(lines[1:]):
@@ -83,4 +84,10 @@ def observations_section(lookups: list[Step]) -> str:
             break
         kept.insert(0, line)
         budget -= len(line)
-    return section("observations", [lines[0], *kept])
+    return [lines[0], *kept]
+
+
+def observations_section(lookups: list[Step]) -> str:
+    """The look-ups made so far for this message (``observation_lines``), or "" (then the prompt is exactly
+    as without look-ups)."""
+    return section("observations", observation_lines(lookups))

@@ -7,7 +7,7 @@ from dataclasses import replace
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext, dumps
-from chops.pipeline.lookups import observation
+from chops.pipeline.lookups import observation_lines
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Score, Verdict
 from chops.settings import Settings
@@ -36,7 +36,7 @@ def evidence(ctx: TurnContext, cand: Candidate) -> str:
     (for a plan of several calls every step's, then the combined changes of the writes); for a write
     also whose account it changes (always the sender's), to compare with the request."""
     if cand.lookups and cand.steps:  # what the plan's values came from
-        lines = [observation(i, step) for i, step in enumerate(cand.lookups, 1)]
+        lines = observation_lines(cand.lookups)  # within the context, as the executor saw them
         return fragment("lookup_evidence", lines="\n".join(lines)) + evidence(ctx, replace(cand, lookups=[]))
     if len(cand.steps) > 1:
         parts = [fragment("plan_step", n=i, what=_step_evidence(step)) for i, step in enumerate(cand.steps, 1)]
@@ -56,7 +56,7 @@ def _answer_evidence(ctx: TurnContext, cand: Candidate) -> str:
         where = f"{src.file}, page {src.page}" if src is not None else "none"
         return fragment("guide_evidence", source=where, excerpt=excerpt, answer=cand.answer or "")
     if cand.route == "system":  # an answer from look-ups (or from none: the steps ran out)
-        lines = [observation(i, step) for i, step in enumerate(cand.lookups, 1)]
+        lines = observation_lines(cand.lookups)
         return fragment("lookup_answer_evidence", lines="\n".join(lines) or "none", answer=cand.answer or "")
     raise ValueError(f"no evidence for route {cand.route!r} without an operation")
 

@@ -188,3 +188,19 @@ def test_the_look_ups_shown_stay_inside_the_engine_context():
     assert "[4] get_order_details" not in shown
     few = observations_section([looked(1), looked(2)])
     assert "[1] get_order_details" in few and "[2] get_order_details" in few
+
+
+def test_the_shops_whole_product_list_is_shown_unclipped(retail_dir):
+    import json
+
+    from chops.domain.outcomes import OperationResult, Outcome
+    from chops.pipeline.context import Step
+    from chops.pipeline.lookups import observation
+
+    products = json.loads((retail_dir / "database" / "db.json").read_text())["products"].values()
+    # list_all_product_types' shape: product id -> name, by name.
+    data = {"products": {p["product_id"]: p["name"] for p in sorted(products, key=lambda p: p["name"])}}
+    step = Step(operation="list_all_product_types", proposed_args={}, args={},
+                result=OperationResult(operation="list_all_product_types", outcome=Outcome.OK, message="", data=data))
+    shown = observation(1, step)
+    assert "…" not in shown and all(name in shown for name in data["products"].values())
