@@ -115,11 +115,12 @@ class Executor:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
         choices, listed = self._offer(ctx)
+        typed = typed_ids(ctx.user_texts)
         lookups: list[Step] = []
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
-            options = arg_options(choices, seen, typed_ids(ctx.user_texts))
+            options = arg_options(choices, seen, typed)
             schema = plan_schema(choices, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),

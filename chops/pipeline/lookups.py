@@ -45,20 +45,25 @@ def earlier_data(ctx: TurnContext) -> list[Any]:
             for lookup in (step.get("lookups") or []) if lookup.get("data") is not None]
 
 
+def results(ctx: TurnContext, lookups: Iterable[Step]) -> list[Any]:
+    """What the conversation's look-ups returned: earlier turns' results, then this turn's successful ones."""
+    return [*earlier_data(ctx),
+            *(s.result.data for s in lookups if s.result is not None and s.result.outcome.succeeded)]
+
+
 def looked_up(ctx: TurnContext, lookups: Iterable[Step]) -> set[str]:
     """The values arguments may take from look-ups: the profile's, and what this conversation's reads
     returned (earlier turns' and this one's)."""
     values = {str(v) for v in ctx.profile.grounding_values()}
-    for data in seen_data(ctx, lookups)[1:]:  # [0] is the profile, counted by its grounding values
+    for data in results(ctx, lookups):
         values |= leaves(data)
     return values
 
 
 def seen_data(ctx: TurnContext, lookups: Iterable[Step]) -> list[Any]:
-    """What the conversation has read, as data: the profile, then each successful look-up's result, earlier
-    turns' first (the sources ``chops.pipeline.choices`` takes id arguments' values from)."""
-    return [ctx.profile.lookup_data(), *earlier_data(ctx),
-            *(s.result.data for s in lookups if s.result is not None and s.result.outcome.succeeded)]
+    """What the conversation has read, as data: the profile, then the look-ups' ``results`` (the sources
+    ``chops.pipeline.choices`` takes id arguments' values from)."""
+    return [ctx.profile.lookup_data(), *results(ctx, lookups)]
 
 
 def observation(n: int, step: Step) -> str:

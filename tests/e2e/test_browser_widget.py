@@ -67,6 +67,13 @@ def sign_in(page, base_url: str, name: str = "sam") -> None:
     page.click("button[type=submit]")
 
 
+def demo_chat(page, base_url: str, nickname: str = "demo_leader") -> None:
+    """Open the widget's demo page on ``page`` and start a chat as ``nickname`` (demo mode's sign-in form)."""
+    page.goto(f"{base_url}/widget")
+    page.fill("#nickname", nickname)
+    page.click("#start button")
+
+
 def host_site_jwt(nickname: str) -> str:
     """What the host site does: a stock PyJWT HS256 token with sub and exp."""
     return jwt.encode({"sub": nickname, "exp": int(time.time()) + 600}, SECRET, algorithm="HS256")
@@ -196,9 +203,7 @@ def test_chat_then_approve_the_queued_write_in_the_console(sqlite_url, browser, 
     script_queued_write(llm, 40)
     with LiveServer(app) as srv:
         page = browser.new_page()
-        page.goto(f"{srv.url}/widget")
-        page.fill("#nickname", "demo_leader")
-        page.click("#start button")
+        demo_chat(page, srv.url)
         page.fill(".chops-input", "What is my upload limit?")
         page.click(".chops-send")
         first = page.locator(".chops-bot").nth(0)
@@ -291,9 +296,7 @@ def test_a_message_sent_while_the_last_is_answered_goes_out_after_it(sqlite_url,
     script_profile_answer(llm)
     with LiveServer(app) as srv:
         page = browser.new_page()
-        page.goto(f"{srv.url}/widget")
-        page.fill("#nickname", "demo_leader")
-        page.click("#start button")
+        demo_chat(page, srv.url)
         page.fill(".chops-input", "What is my upload limit?")
         page.press(".chops-input", "Enter")
         expect(page.locator(".chops-bot .chops-typing")).to_be_visible()
