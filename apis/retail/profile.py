@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel
@@ -13,7 +14,8 @@ from apis.retail.writes import CANCEL_REASONS
 
 
 class RetailProfile(BaseModel):
-    """A customer: name, email, default address, payment methods, order ids (newest last)."""
+    """A customer: name, email, default address, payment methods, order ids (newest last), and what each order
+    is (``overview``: status and item names), so "the lamp I got" names its order without reading them all."""
 
     user_id: str
     first_name: str
@@ -22,6 +24,7 @@ class RetailProfile(BaseModel):
     address: dict[str, str]
     payment_methods: list[dict[str, Any]]  # method_view rows: id, source, balance or card
     orders: list[str]
+    overview: list[dict[str, Any]] = []  # OrderRepository.summaries_of rows, in the order of ``orders``
 
     @property
     def full_name(self) -> str:
@@ -45,12 +48,23 @@ class RetailProfile(BaseModel):
             f"Email: {self.email}",
             f"Default address: {address_text(self.address)}",
             f"Payment methods: {'; '.join(methods) or 'none'}",
-            f"Orders (oldest first, newest last): {', '.join(self.orders) or 'none'}",
+            f"Orders (oldest first, newest last): {self._orders_text() or 'none'}",
         ])
+
+    def _orders_text(self) -> str:
+        """``#W1 (pending: T-Shirt, 2 x Desk Lamp); #W2 (delivered: ...)``, or the bare ids without an overview."""
+        if not self.overview:
+            return ", ".join(self.orders)
+        parts = []
+        for o in self.overview:
+            counts = Counter(o["names"])  # insertion-ordered: the order's line order
+            names = ", ".join(name if n == 1 else f"{n} x {name}" for name, n in counts.items())
+            parts.append(f"{o['order_id']} ({o['status']}: {names or 'no items'})")
+        return "; ".join(parts)
 
     def lookup_data(self) -> dict[str, Any]:
         """The profile as ``get_user_details`` would return it: order ids, payment methods (``payment_methods.id``)."""
-        return self.model_dump()
+        return self.model_dump(exclude={"overview"})
 
     def grounding_values(self) -> tuple[str, ...]:
         """Values an argument may take though the customer never typed them: their order ids and payment
@@ -66,7 +80,8 @@ def load_profile(uow: RetailUnitOfWork, user_id: str) -> RetailProfile | None:
     c = uow.customers.get(user_id)
     if c is None:
         return None
+    overview = uow.orders.summaries_of(user_id)
     return RetailProfile(user_id=c["user_id"], first_name=c["first_name"], last_name=c["last_name"], email=c["email"],
                          address={k: c[k] for k in t.ADDRESS_KEYS},
                          payment_methods=[method_view(m) for m in uow.payment_methods.of_customer(user_id)],
-                         orders=uow.orders.ids_of(user_id))
+                         orders=[o["order_id"] for o in overview], overview=overview)

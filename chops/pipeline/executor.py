@@ -117,14 +117,17 @@ class Executor:
         choices, listed = self._offer(ctx)
         typed = typed_ids(ctx.user_texts)
         lookups: list[Step] = []
+        acting = False  # after a look-up already made: the next step may only act or answer
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
-            options = arg_options(choices, seen, typed)
-            schema = plan_schema(choices, self.observing, options)
+            offered = tuple(op for op in choices if not (acting and op.observe)) or choices
+            options = arg_options(offered, seen, typed)
+            schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),
-                            request=ctx.text, demonstrations=demonstrations_section(ctx.demonstrations, "system"),
+                            profile=ctx.profile_text(), request=ctx.text,
+                            demonstrations=demonstrations_section(ctx.demonstrations, "system"),
                             observations=observations_section(lookups), language=ctx.language_section())
             out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
                 "executor", msgs, schema, ledger=lg), route="system", step=n)
@@ -137,7 +140,12 @@ class Executor:
             if n == self.steps or not all(self.operations[name].observe for name, _ in calls):
                 return self.run_plan(ctx, calls, step, lookups)
             if not self._look_up(ctx, calls, lookups, step):
-                break  # the same look-ups again: the model is going round in circles
+                if acting:
+                    break
+                # The same look-ups again: what it needs is already shown (a 1.5B model read the same order
+                # until the budget ran out), so the next step's grammar offers only writes and the answer.
+                acting = True
+                step["repeated"] = True
         ctx.trace.step("steps_exhausted", steps=self.steps, lookup_count=len(lookups))
         return Candidate(iteration=ctx.trace.iteration, route="system", lookups=lookups)
 

@@ -3,6 +3,7 @@ write waits for the customer's yes. The model is scripted; the pending changes l
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -218,21 +219,54 @@ def test_a_finished_request_asks_for_anything_else_an_open_question_does_not(sho
     assert done.committed and done.reply.endswith("Is there anything else I can help you with?")
 
 
-def test_the_same_look_up_again_ends_the_attempt_honestly(shop):
+def answer(text: str) -> dict:
+    """A scripted executor step that answers from the look-ups."""
+    return {"calls": [{"operation": "AnswerDirectly", "answer": text}]}
+
+
+def offers(schema, operation: str) -> bool:
+    """Whether a step's plan grammar lets the model call ``operation``."""
+    return f'"{operation}"' in json.dumps(schema.model_json_schema())
+
+
+def test_the_same_look_up_again_makes_the_next_step_act_or_answer(shop):
     from eval.conversations.session import turn_calls
 
     agent, api, llm, _, _ = shop
     to_system(llm)
     llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", call("GetOrder", order_id="#A1"))
-    llm.enqueue("verifier", verdict(9))
+    llm.enqueue("executor", answer("Order #A1 holds a blue desk lamp.")).enqueue("verifier", verdict(9))
     result = agent.handle("ann", "what about #A1?", turn_key="c1:1", conversation_id="c1")
-    assert "couldn't find an answer" in result.reply and api.audit == [] and not result.committed
-    # Not a finished request: no "anything else?" (a customer would take it as the end of the conversation).
-    agent.closing_question = True
-    to_system(llm)
-    llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", call("GetOrder", order_id="#A1"))
-    llm.enqueue("verifier", verdict(9))
-    again = agent.handle("ann", "what about #A1?", turn_key="c1:2", conversation_id="c1")
-    assert "couldn't find an answer" in again.reply and "anything else" not in again.reply
+    schemas = [schema for role, _, schema in llm.calls if role == "executor"]
+    # The repeat is not run again; the next step may only write or answer: what it needs is already shown.
+    assert offers(schemas[1], "GetOrder") and not offers(schemas[2], "GetOrder") and offers(schemas[2], "Exchange")
+    assert result.reply.startswith("Order #A1 holds a blue desk lamp.") and llm.pending() == {}
     # The conversation eval reads the turn's look-ups from the trace (a count is not a list of look-ups).
     assert [c["operation"] for c in turn_calls(result)] == ["GetOrder"]
+
+
+def test_an_attempt_that_proposes_nothing_is_rejected_without_the_verifier_and_redone(shop):
+    agent, api, llm, _, _ = shop
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", answer(" "))
+    to_system(llm, fresh=False)  # the second iteration, with the deterministic reason as feedback
+    llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", answer("It is delivered."))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "what about #A1?", turn_key="c1:1", conversation_id="c1")
+    assert result.reply.startswith("It is delivered.") and result.iterations == 2 and llm.pending() == {}
+    assert "proposed nothing" in prompt_text(llm, "executor", 2)  # the retry is told why
+    assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the empty attempt cost no verifier call
+
+
+def test_two_empty_attempts_end_the_turn_honestly(shop):
+    agent, api, llm, _, _ = shop
+    agent.closing_question = True
+    to_system(llm)
+    llm.enqueue("executor", answer(""))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", answer(""))
+    result = agent.handle("ann", "what about #A1?", turn_key="c1:1", conversation_id="c1")
+    assert "couldn't find an answer" in result.reply and api.audit == [] and not result.committed
+    assert result.iterations == 2 and llm.pending() == {}  # the same empty attempt twice: no third round
+    # Not a finished request: no "anything else?" (a customer would take it as the end of the conversation).
+    assert "anything else" not in result.reply

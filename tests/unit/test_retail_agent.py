@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from apis.retail import loader
+from apis.retail.pack import RetailPack
 from chops.llm import ScriptedLLM
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
@@ -42,6 +43,21 @@ def test_a_cancel_is_looked_up_described_and_committed_on_yes(shop):
     done = agent.handle(MIA, "yes please", turn_key="r:2", conversation_id="r")
     assert done.committed and done.outcome == "ok"
     assert order(engine, "#T0000002")["status"] == "cancelled" and balance(engine, MIA, "gift_card_mia") == 220.0
+
+
+def test_the_shops_executor_sees_what_each_order_holds_before_any_look_up(sqlite_url):
+    engine, api = load_shop(sqlite_url)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(),
+                  pending=PendingChanges(engine, ttl_s=600), prompts=RetailPack.prompts)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9))
+    agent.handle(MIA, "cancel the chair I ordered, I don't need it", turn_key="p:1", conversation_id="p")
+    first = prompt_text(llm, "executor", 0)
+    assert "#T0000002 (pending: Chair)" in first and "gift_card_mia (gift card" in first  # the profile's overview
+    engine.dispose()
 
 
 def test_another_customers_order_is_not_found_and_nothing_changes(shop):
