@@ -29,7 +29,7 @@ from chops.pipeline.prompting import pack_prompts, system_part
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
-from chops.pipeline.tiers import failed_check, top_tier
+from chops.pipeline.tiers import failed_check, refused_plan, top_tier
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
@@ -180,6 +180,12 @@ class Agent:
                 cand.reason = check[1]
                 ctx.add_feedback(cand)
                 self._escalate(ctx, check[0])
+                continue
+            redo = refused_plan(cand) if i < rounds and not ctx.refusal_redone else None
+            if redo is not None:  # once a turn: told the refusal, the next attempt may choose better
+                ctx.refusal_redone, cand.reason = True, redo
+                ctx.add_feedback(cand)
+                trace.step("redo", outcome=cand.outcome, reason=redo)
                 continue
             repeated = identity(cand) in ctx.verdicts
             with self.llm.at_tier(ctx.tier):

@@ -126,6 +126,10 @@ class TurnContext:
     demonstrations: list[Solution] = field(default_factory=list)  # recalled from the solution memory
     routed: Any | None = None  # the embedding router's ``Decision`` on this attempt, if it was asked
     shortlist: tuple[str, ...] | None = None  # the operations tool retrieval offers this turn (None: not ranked)
+    # The look-ups the executor starts from: the earlier turns', then this turn's, kept across its attempts
+    # (a retry does not read the same order again). None until the operations route first runs.
+    lookups: list[Step] | None = None
+    refusal_redone: bool = False  # a refused plan was already redone once this turn (Agent)
 
     @property
     def user_texts(self) -> list[str]:

@@ -31,7 +31,7 @@ from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, typed_ids
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.lookups import looked_up, observations_section, seen_data
+from chops.pipeline.lookups import earlier_lookups, looked_up, observations_section, seen_data
 from chops.pipeline.prompting import fragment, messages, section
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
@@ -116,7 +116,9 @@ class Executor:
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
         choices, listed = self._offer(ctx)
         typed = typed_ids(ctx.user_texts)
-        lookups: list[Step] = []
+        if ctx.lookups is None:  # what earlier turns read is shown too; asking for it again is a repeat
+            ctx.lookups = earlier_lookups(ctx)
+        lookups = ctx.lookups  # grows with this turn's look-ups, across its attempts
         acting = False  # after a look-up already made: the next step may only act or answer
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
@@ -136,7 +138,7 @@ class Executor:
             if not calls:  # an answer from the look-ups (only offered when the pack has look-ups)
                 answer = next(c.answer for c in out.calls if c.operation == ANSWER_DIRECTLY)
                 step["answer"] = answer
-                return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=lookups)
+                return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=list(lookups))
             if n == self.steps or not all(self.operations[name].observe for name, _ in calls):
                 return self.run_plan(ctx, calls, step, lookups)
             if not self._look_up(ctx, calls, lookups, step):
@@ -147,7 +149,7 @@ class Executor:
                 acting = True
                 step["repeated"] = True
         ctx.trace.step("steps_exhausted", steps=self.steps, lookup_count=len(lookups))
-        return Candidate(iteration=ctx.trace.iteration, route="system", lookups=lookups)
+        return Candidate(iteration=ctx.trace.iteration, route="system", lookups=list(lookups))
 
     def _look_up(self, ctx: TurnContext, calls: list[tuple[str, dict[str, Any]]], lookups: list[Step],
                  step: dict[str, Any]) -> bool:
@@ -222,7 +224,7 @@ class Executor:
                     s.result = result
         records = [_step_record(s, ctx.nickname, others) for s in steps]
         step.update(records[0], steps=records)
-        return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=lookups)
+        return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups))
 
 
 def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from chops.domain.outcomes import OperationResult, Outcome
 from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.prompting import clip, fragment, section
 
@@ -38,17 +39,33 @@ def leaves(data: Any) -> set[str]:
     return found
 
 
-def earlier_data(ctx: TurnContext) -> list[Any]:
-    """What the look-ups of the conversation's earlier turns returned (kept in their traces, newest turns
-    last): "exchange it for the red one" two turns after the order was read still grounds in that order."""
-    return [lookup["data"] for turn in ctx.history for step in ((turn.trace or {}).get("steps") or [])
-            for lookup in (step.get("lookups") or []) if lookup.get("data") is not None]
+def earlier_lookups(ctx: TurnContext) -> list[Step]:
+    """The successful look-ups of the conversation's earlier turns (kept in their traces), oldest first, each
+    call once (its newest result), since the last turn that committed a write (what they read may have
+    changed). The executor starts each turn with them: "only the lamp, then" after the order and the lamp's
+    variants were read is proposed from what was read, not from ids alone (a 1.5B model then paired the
+    wrong ones), and the verifier sees what the values came from."""
+    start = max((i + 1 for i, turn in enumerate(ctx.history) if turn.committed), default=0)
+    found: dict[str, Step] = {}
+    for turn in ctx.history[start:]:
+        for step in (turn.trace or {}).get("steps") or []:
+            for lookup in step.get("lookups") or []:
+                if lookup.get("data") is None:
+                    continue
+                name, args = lookup["operation"], lookup.get("args") or {}
+                key = dumps([name, args])
+                found.pop(key, None)  # re-inserted: the newest result, in the order it was read
+                found[key] = Step(operation=name, proposed_args=args, args=args, result=OperationResult(
+                    operation=name, outcome=Outcome.OK, message="", data=lookup["data"]))
+    return list(found.values())
 
 
 def results(ctx: TurnContext, lookups: Iterable[Step]) -> list[Any]:
-    """What the conversation's look-ups returned: earlier turns' results, then this turn's successful ones."""
-    return [*earlier_data(ctx),
-            *(s.result.data for s in lookups if s.result is not None and s.result.outcome.succeeded)]
+    """What the conversation's look-ups returned: the earlier turns' (``earlier_lookups``), then this turn's
+    successful ones."""
+    earlier = earlier_lookups(ctx)
+    steps = [*earlier, *(s for s in lookups if s not in earlier)]  # the executor starts with the earlier ones
+    return [s.result.data for s in steps if s.result is not None and s.result.outcome.succeeded]
 
 
 def looked_up(ctx: TurnContext, lookups: Iterable[Step]) -> set[str]:

@@ -39,6 +39,23 @@ def failed_check(cand: Candidate) -> tuple[str, str] | None:
     return None
 
 
+# Refusals that say the plan's own choice was wrong for what the look-ups showed (a status, a value).
+_REDONE = {Outcome.REFUSED_INVALID_ARG, Outcome.REFUSED_PRECONDITION}
+
+
+def refused_plan(cand: Candidate) -> str | None:
+    """The feedback for redoing ``cand`` once, or None: a write planned from look-ups that the platform
+    refused as invalid or against a precondition. With the order in view the 1.5B model still proposed an
+    item change on a delivered order, or the same item twice, and the customer was told "I couldn't do
+    that"; told the refusal, the next attempt can pick the right operation. Applies at every tier (a
+    retry, not an escalation); a refusal the customer's request deserves comes back and is verified as ever."""
+    if not cand.lookups:
+        return None
+    refused = next((s.result for s in cand.steps if s.writes and s.result is not None
+                    and Outcome(s.result.outcome) in _REDONE), None)
+    return fragment("check_refused_plan", message=refused.message) if refused is not None else None
+
+
 def top_tier(llm, roles: tuple[str, ...] = LOOP_ROLES) -> int:
     """The highest tier index any loop role has (0 without a hierarchy)."""
     return max(llm.tier_count(role) for role in roles) - 1

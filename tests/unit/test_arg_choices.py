@@ -11,7 +11,7 @@ from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options, typed_ids, values_at
 from chops.pipeline.schemas import plan_schema
-from tests.unit.pipeline_support import call, to_system, verdict
+from tests.unit.pipeline_support import call, prompt_text, to_system, verdict
 from tests.unit.retail_support import MIA
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
 
@@ -141,6 +141,9 @@ def test_an_id_an_earlier_turn_looked_up_is_offered_and_grounded_later(shop):  #
     schema = [s for role, _, s in llm.calls if role == "executor"][-1]
     offered = str(schema.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]["item_ids"])
     assert "k-glass-1l" in offered and "c-black" not in offered
+    # The earlier turn's look-up is shown to this turn's executor and to the verifier, not only its ids.
+    assert "[1] get_order_details(order_id='#T0000003')" in prompt_text(llm, "executor", -1)
+    assert "k-glass-1l" in prompt_text(llm, "verifier", -1)
     # Without that history the same proposal has an item id nobody gave: it is not used.
     to_system(llm)
     llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
@@ -149,6 +152,30 @@ def test_an_id_an_earlier_turn_looked_up_is_offered_and_grounded_later(shop):  #
     fresh = agent.handle(MIA, "Return the kettle to my gift card please", turn_key="r2:1", conversation_id="r2")
     assert fresh.outcome != "pending_confirmation" and fresh.args["item_ids"] is None
     assert llm.pending() == {}, llm.pending()
+
+
+def test_earlier_look_ups_are_each_call_once_and_none_from_before_a_committed_write():
+    from chops.pipeline.context import TurnContext
+    from chops.pipeline.lookups import earlier_lookups
+    from chops.pipeline.trace import Trace
+    from chops.records import TurnRecord
+
+    def turn(*lookups, committed=False):
+        steps = [{"role": "executor", "lookups": [{"operation": op, "args": args, "outcome": "ok", "data": data}
+                                                  for op, args, data in lookups]}]
+        return TurnRecord(user_text="…", committed=committed, trace={"steps": steps})
+
+    old, new = {"status": "pending"}, {"status": "delivered"}
+    history = [turn(("get_order_details", {"order_id": "#W1"}, old)),
+               turn(("get_product_details", {"product_id": "p1"}, PRODUCT), ("get_order_details", {"order_id": "#W1"},
+                                                                              new)),
+               turn(("get_order_details", {"order_id": "#W2"}, None))]  # a failed look-up has no data
+    ctx = TurnContext(nickname="u1", text="and the red one", profile=None, history=history, trace=Trace())
+    shown = [(s.operation, s.args, s.result.data) for s in earlier_lookups(ctx)]
+    assert shown == [("get_product_details", {"product_id": "p1"}, PRODUCT),
+                     ("get_order_details", {"order_id": "#W1"}, new)]  # the newest result, where it was read
+    ctx.history = [*history, turn(committed=True), turn(("get_order_details", {"order_id": "#W3"}, old))]
+    assert [s.args for s in earlier_lookups(ctx)] == [{"order_id": "#W3"}]  # what came before the write is stale
 
 
 def test_the_conversation_service_hands_the_agent_the_earlier_look_ups_from_the_store(shop):  # noqa: F811

@@ -270,3 +270,33 @@ def test_two_empty_attempts_end_the_turn_honestly(shop):
     assert result.iterations == 2 and llm.pending() == {}  # the same empty attempt twice: no third round
     # Not a finished request: no "anything else?" (a customer would take it as the end of the conversation).
     assert "anything else" not in result.reply
+
+
+def test_a_plan_the_platform_refuses_is_redone_once_told_why(shop):
+    agent, api, llm, _, _ = shop
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2"))  # the pending order: not the lamp they got
+    llm.enqueue("executor", call("Exchange", order_id="#A2", item_id="i-red", new_item_id="i-green"))
+    to_system(llm, fresh=False)  # told the refusal; the look-up is still shown, so no step reads it again
+    llm.enqueue("executor", call("GetOrder", order_id="#A1"))
+    llm.enqueue("executor", call("Exchange", order_id="#A1", item_id="i-blue", new_item_id="i-green"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "swap the lamp I received for i-green", turn_key="c1:1", conversation_id="c1")
+    assert result.outcome == "pending_confirmation" and result.args["order_id"] == "#A1" and llm.pending() == {}
+    retry = prompt_text(llm, "executor", 2)
+    assert "Only a delivered order can be exchanged" in retry and "[1] GetOrder(order_id='#A2')" in retry
+    assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the refused plan cost no verifier call
+    assert api.audit == []
+
+
+def test_a_refusal_the_request_deserves_comes_back_and_is_verified(shop):
+    agent, api, llm, _, _ = shop
+    refused = call("Exchange", order_id="#A2", item_id="i-red", new_item_id="i-green")
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2")).enqueue("executor", refused)
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", refused).enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "exchange the red lamp in #A2 for i-green", turn_key="c1:1",
+                          conversation_id="c1")
+    assert result.outcome == "refused_precondition" and "Only a delivered order" in result.reply
+    assert result.iterations == 2 and llm.pending() == {} and api.audit == []
