@@ -16,16 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from chops.domain.operations import operation_lines
+from chops.domain.outcomes import Outcome
 from chops.domain.system import SystemApi
 from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.confirm import Confirmation, PendingStore
-from chops.pipeline.context import Candidate, TurnContext
+from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.demonstrations import Memory, solution_of
 from chops.pipeline.executor import Executor
 from chops.pipeline.plans import ApprovalQueue, carry_out
-from chops.pipeline.prompting import pack_prompts, system_part
+from chops.pipeline.prompting import fragment, pack_prompts, system_part
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
@@ -181,11 +182,9 @@ class Agent:
                 ctx.add_feedback(cand)
                 self._escalate(ctx, check[0])
                 continue
-            redo = refused_plan(cand) if i < rounds and not ctx.refusal_redone else None
-            if redo is not None:  # once a turn: told the refusal, the next attempt may choose better
-                ctx.refusal_redone, cand.reason = True, redo
-                ctx.add_feedback(cand)
-                trace.step("redo", outcome=cand.outcome, reason=redo)
+            refused = refused_plan(cand) if i < rounds and not ctx.refusal_redone else None
+            if refused is not None:
+                self._redo(ctx, cand, refused)
                 continue
             repeated = identity(cand) in ctx.verdicts
             with self.llm.at_tier(ctx.tier):
@@ -221,6 +220,18 @@ class Agent:
         cand = self.executor.run(route, ctx)
         self._executed(ctx, cand)
         return cand
+
+    def _redo(self, ctx: TurnContext, cand: Candidate, refused: Step) -> None:
+        """Reject ``cand`` (``refused_plan``) without the verifier, once a turn, with the refusal as feedback. An
+        operation refused against a precondition is not offered to the retry: told that order #W… is delivered,
+        the 1.5B model proposed the same item change again. A refusal the request deserves still comes back as
+        an answer saying why, which the verifier judges as ever."""
+        ctx.refusal_redone = True
+        cand.reason = fragment("check_refused_plan", message=refused.result.message)
+        if refused.result.outcome == Outcome.REFUSED_PRECONDITION:
+            ctx.barred.add(refused.operation)
+        ctx.add_feedback(cand)
+        ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred))
 
     def _escalate(self, ctx: TurnContext, reason: str) -> None:
         ctx.tier += 1

@@ -123,7 +123,8 @@ class Executor:
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
-            offered = tuple(op for op in choices if not (acting and op.observe)) or choices
+            offered = tuple(op for op in choices
+                            if op.name not in ctx.barred and not (acting and op.observe)) or choices
             options = arg_options(offered, seen, typed)
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},

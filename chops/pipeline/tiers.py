@@ -19,7 +19,7 @@ confirming attempt by the stronger one.
 from __future__ import annotations
 
 from chops.domain.outcomes import Outcome
-from chops.pipeline.context import Candidate
+from chops.pipeline.context import Candidate, Step
 from chops.pipeline.prompting import fragment
 
 # Refusals a request may well have asked for: the sender gave no value, so we ask back.
@@ -43,17 +43,15 @@ def failed_check(cand: Candidate) -> tuple[str, str] | None:
 _REDONE = {Outcome.REFUSED_INVALID_ARG, Outcome.REFUSED_PRECONDITION}
 
 
-def refused_plan(cand: Candidate) -> str | None:
-    """The feedback for redoing ``cand`` once, or None: a write planned from look-ups that the platform
-    refused as invalid or against a precondition. With the order in view the 1.5B model still proposed an
-    item change on a delivered order, or the same item twice, and the customer was told "I couldn't do
-    that"; told the refusal, the next attempt can pick the right operation. Applies at every tier (a
-    retry, not an escalation); a refusal the customer's request deserves comes back and is verified as ever."""
+def refused_plan(cand: Candidate) -> Step | None:
+    """The step to redo ``cand`` for, once, or None: a write planned from look-ups that the platform refused
+    as invalid or against a precondition. With the order in view the 1.5B model still proposed an item
+    change on a delivered order, or the same item twice, and the customer was told "I couldn't do that".
+    Applies at every tier (a retry, not an escalation)."""
     if not cand.lookups:
         return None
-    refused = next((s.result for s in cand.steps if s.writes and s.result is not None
-                    and Outcome(s.result.outcome) in _REDONE), None)
-    return fragment("check_refused_plan", message=refused.message) if refused is not None else None
+    return next((s for s in cand.steps if s.writes and s.result is not None
+                 and Outcome(s.result.outcome) in _REDONE), None)
 
 
 def top_tier(llm, roles: tuple[str, ...] = LOOP_ROLES) -> int:

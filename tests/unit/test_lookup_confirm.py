@@ -275,28 +275,30 @@ def test_two_empty_attempts_end_the_turn_honestly(shop):
 def test_a_plan_the_platform_refuses_is_redone_once_told_why(shop):
     agent, api, llm, _, _ = shop
     to_system(llm)
-    llm.enqueue("executor", call("GetOrder", order_id="#A2"))  # the pending order: not the lamp they got
-    llm.enqueue("executor", call("Exchange", order_id="#A2", item_id="i-red", new_item_id="i-green"))
-    to_system(llm, fresh=False)  # told the refusal; the look-up is still shown, so no step reads it again
     llm.enqueue("executor", call("GetOrder", order_id="#A1"))
+    llm.enqueue("executor", call("Exchange", order_id="#A1", item_id="i-red", new_item_id="i-green"))  # not in #A1
+    to_system(llm, fresh=False)  # told the refusal; the look-up is still shown, so no step reads it again
     llm.enqueue("executor", call("Exchange", order_id="#A1", item_id="i-blue", new_item_id="i-green"))
     llm.enqueue("verifier", verdict(9))
-    result = agent.handle("ann", "swap the lamp I received for i-green", turn_key="c1:1", conversation_id="c1")
-    assert result.outcome == "pending_confirmation" and result.args["order_id"] == "#A1" and llm.pending() == {}
+    result = agent.handle("ann", "swap the lamp I received (i-red?) for i-green", turn_key="c1:1", conversation_id="c1")
+    assert result.outcome == "pending_confirmation" and result.args["item_id"] == "i-blue" and llm.pending() == {}
     retry = prompt_text(llm, "executor", 2)
-    assert "Only a delivered order can be exchanged" in retry and "[1] GetOrder(order_id='#A2')" in retry
+    assert "That exchange is not possible" in retry and "[1] GetOrder(order_id='#A1')" in retry
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the refused plan cost no verifier call
     assert api.audit == []
 
 
-def test_a_refusal_the_request_deserves_comes_back_and_is_verified(shop):
+def test_a_refusal_the_request_deserves_comes_back_as_an_answer_and_is_verified(shop):
     agent, api, llm, _, _ = shop
-    refused = call("Exchange", order_id="#A2", item_id="i-red", new_item_id="i-green")
     to_system(llm)
-    llm.enqueue("executor", call("GetOrder", order_id="#A2")).enqueue("executor", refused)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2"))
+    llm.enqueue("executor", call("Exchange", order_id="#A2", item_id="i-red", new_item_id="i-green"))
     to_system(llm, fresh=False)
-    llm.enqueue("executor", refused).enqueue("verifier", verdict(9))
-    result = agent.handle("ann", "exchange the red lamp in #A2 for i-green", turn_key="c1:1",
-                          conversation_id="c1")
-    assert result.outcome == "refused_precondition" and "Only a delivered order" in result.reply
-    assert result.iterations == 2 and llm.pending() == {} and api.audit == []
+    llm.enqueue("executor", answer("Order #A2 is still pending, so it cannot be exchanged yet."))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "exchange the red lamp in #A2 for i-green", turn_key="c1:1", conversation_id="c1")
+    assert result.reply.startswith("Order #A2 is still pending") and result.iterations == 2
+    assert llm.pending() == {} and api.audit == []
+    # Refused against a precondition (the order's status), the operation is not offered to the retry.
+    retry = [schema for role, _, schema in llm.calls if role == "executor"][-1]
+    assert not offers(retry, "Exchange") and offers(retry, "GetVariants")
