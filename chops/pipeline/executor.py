@@ -31,7 +31,7 @@ from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, typed_ids
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.lookups import earlier_lookups, looked_up, observations_section, seen_data
+from chops.pipeline.lookups import conversation_lookups, looked_up, observations_section, seen_data
 from chops.pipeline.prompting import fragment, messages, section
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
@@ -116,9 +116,9 @@ class Executor:
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
         choices, listed = self._offer(ctx)
         typed = typed_ids(ctx.user_texts)
-        if ctx.lookups is None:  # what earlier turns read is shown too; asking for it again is a repeat
-            ctx.lookups = earlier_lookups(ctx)
-        lookups = ctx.lookups  # grows with this turn's look-ups, across its attempts
+        # What earlier turns read is shown too (asking for it again is a repeat); the list grows with this
+        # turn's look-ups, across its attempts.
+        lookups = conversation_lookups(ctx)
         acting = False  # after a look-up already made: the next step may only act or answer
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
@@ -197,8 +197,8 @@ class Executor:
         (``chops.pipeline.targets``), no step runs at all: every write is refused, and the reads too,
         since the request is about someone else."""
         steps: list[Step] = []
+        known = looked_up(ctx, conversation_lookups(ctx) if lookups is None else lookups)
         lookups = lookups or []
-        known = looked_up(ctx, lookups)
         for name, proposed in calls:
             args, dropped = ground_args(proposed, ctx.user_texts, known)
             if any((s.operation, s.args) == (name, args) for s in steps):

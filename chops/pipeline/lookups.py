@@ -60,27 +60,32 @@ def earlier_lookups(ctx: TurnContext) -> list[Step]:
     return list(found.values())
 
 
-def results(ctx: TurnContext, lookups: Iterable[Step]) -> list[Any]:
-    """What the conversation's look-ups returned: the earlier turns' (``earlier_lookups``), then this turn's
-    successful ones."""
-    earlier = earlier_lookups(ctx)
-    steps = [*earlier, *(s for s in lookups if s not in earlier)]  # the executor starts with the earlier ones
-    return [s.result.data for s in steps if s.result is not None and s.result.outcome.succeeded]
+def conversation_lookups(ctx: TurnContext) -> list[Step]:
+    """The turn's look-ups, one list for all its attempts (``TurnContext.lookups``): on first use the earlier
+    turns' (``earlier_lookups``); the executor appends this turn's as they run."""
+    if ctx.lookups is None:
+        ctx.lookups = earlier_lookups(ctx)
+    return ctx.lookups
+
+
+def results(lookups: Iterable[Step]) -> list[Any]:
+    """What the successful ones of ``lookups`` returned."""
+    return [s.result.data for s in lookups if s.result is not None and s.result.outcome.succeeded]
 
 
 def looked_up(ctx: TurnContext, lookups: Iterable[Step]) -> set[str]:
-    """The values arguments may take from look-ups: the profile's, and what this conversation's reads
-    returned (earlier turns' and this one's)."""
+    """The values arguments may take from look-ups: the profile's, and what ``lookups`` (the conversation's:
+    ``conversation_lookups``) returned."""
     values = {str(v) for v in ctx.profile.grounding_values()}
-    for data in results(ctx, lookups):
+    for data in results(lookups):
         values |= leaves(data)
     return values
 
 
 def seen_data(ctx: TurnContext, lookups: Iterable[Step]) -> list[Any]:
-    """What the conversation has read, as data: the profile, then the look-ups' ``results`` (the sources
-    ``chops.pipeline.choices`` takes id arguments' values from)."""
-    return [ctx.profile.lookup_data(), *results(ctx, lookups)]
+    """What the conversation has read, as data: the profile, then the ``results`` of ``lookups`` (the
+    sources ``chops.pipeline.choices`` takes id arguments' values from)."""
+    return [ctx.profile.lookup_data(), *results(lookups)]
 
 
 def observation(n: int, step: Step) -> str:
