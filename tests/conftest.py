@@ -53,17 +53,6 @@ def cphos_dir() -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def retail_dir() -> Path:
-    """The tau2-retail data folder (``CHOPS_RETAIL_DIR``); a test that needs it fails loudly when it is missing."""
-    from apis.retail.pack import retail_dir as configured
-
-    path = configured()
-    if not (path / "database" / "db.json").is_file() or not (path / "tools.json").is_file():
-        pytest.fail(f"tau2-retail data not found at {path}; set CHOPS_RETAIL_DIR", pytrace=False)
-    return path
-
-
 @contextmanager
 def mariadb_database() -> Iterator[str]:
     """A fresh, empty MariaDB database (utf8mb4): yields its URL and drops it on exit.

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from chops.domain.operations import CHOICES_FROM
+from chops.domain.operations import CHOICES_FROM, CHOICES_WHERE
 
 MAX_ITEMS = 50  # item ids in one request (the largest order in the data has 5 lines)
 _BARE_ORDER_ID = re.compile(r"[Ww]\d+")
@@ -26,6 +26,10 @@ OrderId = Annotated[str, BeforeValidator(_order_id), Field(max_length=64)]
 # Where each id argument's values come from in look-up results (``chops.pipeline.choices``): once the
 # profile or a look-up has listed such ids, the executor's grammar offers only those.
 ORDERS = {CHOICES_FROM: ["orders", "order_id"]}
+# The order states each write needs (``writes._need_status``): the grammar offers only such orders.
+PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending"]}}
+STILL_PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending", "pending (item modified)"]}}
+DELIVERED = {**ORDERS, CHOICES_WHERE: {"status": ["delivered"]}}
 ORDER_ITEMS = {CHOICES_FROM: ["items.item_id"]}  # the lines of a looked-up order
 VARIANTS = {CHOICES_FROM: ["variants"]}  # a looked-up product's variants, keyed by item id
 PRODUCTS = {CHOICES_FROM: ["product_id", "products"]}
@@ -91,7 +95,7 @@ class CancelArgs(Args):
     """Arguments of cancel_pending_order."""
 
     order_id: OrderId = Field(description="the id of the pending order to cancel, e.g. '#W0000000'",
-                              json_schema_extra=ORDERS)
+                              json_schema_extra=PENDING)
     reason: Text = Field(description="why: exactly 'no longer needed' or 'ordered by mistake'")
 
 
@@ -115,21 +119,22 @@ class OrderAddressArgs(AddressArgs):
     """Arguments of modify_pending_order_address."""
 
     order_id: OrderId = Field(description="the id of the pending order to ship elsewhere, e.g. '#W0000000'",
-                              json_schema_extra=ORDERS)
+                              json_schema_extra=STILL_PENDING)
 
 
 class PaymentArgs(Args):
     """Arguments of modify_pending_order_payment."""
 
-    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=ORDERS)
+    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'",
+                              json_schema_extra=STILL_PENDING)
     payment_method_id: Id = Field(description="the customer's payment method to pay with instead, e.g. "
                                               "'gift_card_0000000' or 'credit_card_0000000'", json_schema_extra=METHODS)
 
 
 class SwapArgs(Args):
-    """Arguments of modify_pending_order_items and exchange_delivered_order_items."""
+    """Arguments of modify_pending_order_items (``ExchangeArgs``: of exchange_delivered_order_items)."""
 
-    order_id: OrderId = Field(description="the order id, e.g. '#W0000000'", json_schema_extra=ORDERS)
+    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=PENDING)
     item_ids: ItemIds = Field(description="the item ids of the order's lines to change; an id twice for two "
                                           "lines of the same item", json_schema_extra=ORDER_ITEMS)
     new_item_ids: ItemIds = Field(description="the new item id for each item in item_ids, same position, an "
@@ -138,10 +143,18 @@ class SwapArgs(Args):
                                               "difference, e.g. 'gift_card_0000000'", json_schema_extra=METHODS)
 
 
+class ExchangeArgs(SwapArgs):
+    """Arguments of exchange_delivered_order_items."""
+
+    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'",
+                              json_schema_extra=DELIVERED)
+
+
 class ReturnArgs(Args):
     """Arguments of return_delivered_order_items."""
 
-    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'", json_schema_extra=ORDERS)
+    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'",
+                              json_schema_extra=DELIVERED)
     item_ids: ItemIds = Field(description="the item ids of the order's lines to return; an id twice for two lines "
                                           "of the same item", json_schema_extra=ORDER_ITEMS)
     payment_method_id: Id = Field(description="where the refund goes: the order's original payment method or one "

@@ -63,8 +63,11 @@ class RetailProfile(BaseModel):
         return "; ".join(parts)
 
     def lookup_data(self) -> dict[str, Any]:
-        """The profile as ``get_user_details`` would return it: order ids, payment methods (``payment_methods.id``)."""
-        return self.model_dump(exclude={"overview"})
+        """The profile as ``get_user_details`` would return it (order ids, payment methods: ``payment_methods.id``)
+        and each order's status (``statuses``): the grammar offers "cancel" only the pending orders
+        (``chops.pipeline.choices``)."""
+        statuses = [{"order_id": o["order_id"], "status": o["status"]} for o in self.overview]
+        return {**self.model_dump(exclude={"overview"}), "statuses": statuses}
 
     def grounding_values(self) -> tuple[str, ...]:
         """Values an argument may take though the customer never typed them: their order ids and payment

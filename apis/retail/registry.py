@@ -52,7 +52,8 @@ _OPS = [
     _write("modify_pending_order_items", "Change items of a pending order to other options of the same products; "
            "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items, SWAP),
     _write("exchange_delivered_order_items", "Exchange items of a delivered order for other options of the same "
-           "products; allowed once per order, so list every item.", a.SwapArgs, w.exchange_delivered_order_items, SWAP),
+           "products; allowed once per order, so list every item.", a.ExchangeArgs, w.exchange_delivered_order_items,
+           SWAP),
     _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
            "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER),
     _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",

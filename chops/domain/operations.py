@@ -16,6 +16,10 @@ MAX_PLAN_STEPS = 3  # a message asks for a few changes at most; the executor's s
 # one the order or the product listed). Once a look-up (or the profile) has returned such values, the
 # executor's grammar offers only them: the model copies an id, it cannot invent one (``chops.pipeline.choices``).
 CHOICES_FROM = "choices_from"
+# With ``CHOICES_FROM``: the states a value must be in to be offered, ``{state key: allowed values}`` ("only a
+# pending order can be cancelled": ``{"status": ["pending"]}``). A value's state is read from the record that
+# holds it in the profile's or a look-up's data; a value of no known state is offered (``chops.pipeline.choices``).
+CHOICES_WHERE = "choices_where"
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,15 @@ class Operation:
             extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
             if extra.get(CHOICES_FROM):
                 out[field.alias or name] = tuple(extra[CHOICES_FROM])  # type: ignore[arg-type]
+        return out
+
+    def choice_states(self) -> dict[str, dict[str, tuple[str, ...]]]:
+        """``{argument name: {state key: allowed values}}`` for the fields that declare ``CHOICES_WHERE``."""
+        out: dict[str, dict[str, tuple[str, ...]]] = {}
+        for name, field in self.args_model.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            if extra.get(CHOICES_WHERE):
+                out[field.alias or name] = {k: tuple(v) for k, v in extra[CHOICES_WHERE].items()}  # type: ignore
         return out
 
     def json_schema(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.choices import arg_options, typed_ids
+from chops.pipeline.choices import arg_options, typed_ids, usable
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.lookups import conversation_lookups, looked_up, observations_section, seen_data
@@ -115,7 +115,7 @@ class Executor:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
         choices, listed = self._offer(ctx)
-        typed = typed_ids(ctx.user_texts)
+        typed, named = typed_ids(ctx.user_texts), typed_ids([ctx.text])
         # What earlier turns read is shown too (asking for it again is a repeat); the list grows with this
         # turn's look-ups, across its attempts.
         lookups = conversation_lookups(ctx)
@@ -125,7 +125,8 @@ class Executor:
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
             offered = tuple(op for op in choices
                             if op.name not in ctx.barred and not (acting and op.observe)) or choices
-            options = arg_options(offered, seen, typed)
+            # An operation with no order in the state it needs is not offered (chops.pipeline.choices.usable).
+            offered, options = usable(offered, arg_options(offered, seen, typed, named))
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import arg_options, typed_ids, values_at
+from chops.pipeline.choices import arg_options, typed_ids, usable, values_at
 from chops.pipeline.schemas import plan_schema
 from tests.unit.pipeline_support import call, prompt_text, to_system, verdict
 from tests.unit.retail_support import MIA
@@ -41,8 +41,8 @@ def test_ids_the_customer_typed_are_the_tokens_with_a_digit():
     assert typed_ids(texts) == ["#W1000009", "W1000008", "gift_card_77", "#W1000007"]  # "4": too short to be an id
 
 
-def options_of(ops, sources, typed=()):
-    return {(op, arg): values for op, arg, values in arg_options(ops, sources, typed)}
+def options_of(ops, sources, typed=(), named=()):
+    return {(op, arg): values for op, arg, values in arg_options(ops, sources, typed, named)}
 
 
 def test_each_id_argument_is_offered_what_its_keys_hold_plus_typed_ids():
@@ -58,6 +58,56 @@ def test_each_id_argument_is_offered_what_its_keys_hold_plus_typed_ids():
     assert (exchange, "new_item_ids") not in options_of(ops, [PROFILE, ORDER], ["#W1000009"])
     # CPHOS declares none: its grammar is exactly as before.
     assert arg_options(tuple(CPHOS_OPERATIONS.values()), [PROFILE, ORDER]) == ()
+
+
+STATUSES = {"statuses": [{"order_id": "#W1000001", "status": "delivered"},
+                         {"order_id": "#W1000002", "status": "pending"}]}
+
+
+def test_a_write_is_offered_only_the_orders_in_the_state_it_needs():
+    ops = tuple(OPERATIONS[n] for n in ("cancel_pending_order", "return_delivered_order_items", "get_order_details"))
+    profile = {**PROFILE, **STATUSES}
+    offered = options_of(ops, [profile], ["#W1000009"])
+    assert offered[("cancel_pending_order", "order_id")] == ("#W1000002", "#W1000009")  # someone else's: refused
+    assert offered[("return_delivered_order_items", "order_id")] == ("#W1000001", "#W1000009")
+    assert offered[("get_order_details", "order_id")] == ("#W1000001", "#W1000002", "#W1000009")  # a read: any
+    # An order looked up this turn counts over the profile (the profile is read once a turn).
+    cancelled = {"order_id": "#W1000002", "status": "cancelled", "items": []}
+    assert offered_for(ops, [profile, cancelled], "cancel_pending_order") == ()
+    # The message names an order of a known state: only it is offered, to the writes that can take it.
+    named = options_of(ops, [profile], ["#W1000001"], ["#W1000001"])
+    assert named[("return_delivered_order_items", "order_id")] == ("#W1000001",)
+    assert named[("cancel_pending_order", "order_id")] == ()
+    assert named[("get_order_details", "order_id")] == ("#W1000001", "#W1000002")
+
+
+def offered_for(ops, sources, name):
+    return options_of(ops, sources)[(name, "order_id")]
+
+
+def test_an_operation_with_no_order_to_take_is_not_offered_unless_none_is_left():
+    cancel, ret = OPERATIONS["cancel_pending_order"], OPERATIONS["return_delivered_order_items"]
+    options = arg_options((cancel, ret), [{**PROFILE, **STATUSES}], (), ["#W1000001"])
+    kept, kept_options = usable((cancel, ret), options)
+    assert kept == (ret,) and {o[0] for o in kept_options} == {"return_delivered_order_items"}
+    assert ("return_delivered_order_items", "order_id", ("#W1000001",)) in kept_options
+    # Nothing can take the named order: every operation stays, its order id free (the refusal says why).
+    only_cancel = arg_options((cancel,), [{**PROFILE, **STATUSES}], (), ["#W1000001"])
+    assert usable((cancel,), only_cancel) == ((cancel,), ())
+
+
+def test_the_executor_is_not_offered_a_write_the_named_order_cannot_take(shop):  # noqa: F811
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It holds a kettle and scarves."}]})
+    llm.enqueue("verifier", verdict(9))
+    agent.handle(MIA, "I want to exchange the kettle from #T0000001 for the steel one", turn_key="x:1",
+                 conversation_id="x")
+    first = [s for role, _, s in llm.calls if role == "executor"][0].model_json_schema()["$defs"]
+    # #T0000001 is pending: no exchange or return of it, and an item change of it only.
+    assert "exchange_delivered_order_itemsArgs" not in first and "return_delivered_order_itemsArgs" not in first
+    assert first["modify_pending_order_itemsArgs"]["properties"]["order_id"]["anyOf"][0]["const"] == "#T0000001"
 
 
 def test_the_plan_schema_takes_only_offered_ids():

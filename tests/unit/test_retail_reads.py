@@ -127,7 +127,10 @@ def test_the_profile_describes_the_customer_compactly(api):
         "Orders (oldest first, newest last): #T0000001 (pending: Kettle, 2 x Scarf); #T0000002 (pending: Chair); "
         "#T0000003 (delivered: Kettle, Scarf); #T0000004 (processed: Scarf); #T0000005 (cancelled: Scarf); "
         "#T0000006 (pending: Kettle); #T0000007 (pending (item modified): Scarf)"]
-    assert "overview" not in profile.lookup_data()  # get_user_details' shape: order ids only
+    data = profile.lookup_data()
+    assert "overview" not in data and data["orders"][0] == "#T0000001"  # get_user_details' shape: order ids
+    # ... and each order's status, where the grammar reads which orders a write may take.
+    assert data["statuses"][2] == {"order_id": "#T0000003", "status": "delivered"}
     grounding = set(profile.grounding_values())
     assert {"#T0000001", "gift_card_mia", "7 Lark Street", "11111"} <= grounding and "#T0000008" not in grounding
 

@@ -106,6 +106,9 @@ def test_an_exchange_is_requested_and_no_money_moves_yet(shop):
     assert [i["item_id"] for i in o["items"]] == ["k-glass-1l", "s-silk-red"]  # the items change on the exchange itself
     assert {c.field for c in result.diff} == {"status", "exchange_items", "exchange_new_items",
                                               "exchange_payment_method_id", "exchange_price_difference"}
+    # The message names what each line becomes (the verifier and the customer read it, not bare ids).
+    assert "Scarf (fabric: silk -> wool, color: red -> blue); Kettle (material: glass -> enamel)" in result.message, \
+        result.message
     refused(shop, "exchange_delivered_order_items", swap("#T0000003", ["k-glass-1l"], ["k-steel-1l"]),
             "refused_precondition", "only a delivered order")
 
@@ -138,6 +141,7 @@ def test_a_return_goes_to_the_original_method_or_a_gift_card(shop, method):
     assert (o["status"], o["return_items"], o["return_payment_method_id"]) == (
         "return requested", ["k-glass-1l", "s-silk-red"], method)
     assert "$125.50 will be refunded" in result.message and len(o["payment_history"]) == 1
+    assert "(Scarf, Kettle)" in result.message
     assert "exchange_items" not in o and "cancel_reason" not in o
 
 

@@ -88,7 +88,7 @@ def test_operations_mode_scores_an_operation_alone_and_reasons_about_an_answer(e
     assert llm.pending() == {}
 
 
-def test_a_retry_keeps_the_route_the_router_was_sure_of_and_the_third_attempt_asks_the_model(engine, router):
+def test_a_retry_keeps_the_route_the_router_was_sure_of_and_the_third_attempt_asks_the_model(engine, router):  # noqa: F811
     agent, llm = make_agent(engine, router=router, router_keeps_route=True)
     llm.enqueue("executor", {"answer": "Your limit is 99."}).enqueue("verifier", verdict(2, "wrong number"))
     llm.enqueue("executor", {"answer": "Your limit is 98."}).enqueue("verifier", verdict(2, "still wrong"))
@@ -103,7 +103,7 @@ def test_a_retry_keeps_the_route_the_router_was_sure_of_and_the_third_attempt_as
     assert "wrong number" in [c for c in llm.calls if c[0] == "classifier"][0][1][-1][1]
 
 
-def test_without_keeping_the_route_every_retry_asks_the_model_classifier(engine, router):
+def test_without_keeping_the_route_every_retry_asks_the_model_classifier(engine, router):  # noqa: F811
     agent, llm = make_agent(engine, router=router, router_keeps_route=False)
     llm.enqueue("executor", {"answer": "Your limit is 99."}).enqueue("verifier", verdict(2, "wrong number"))
     to_profile(llm, fresh=False)
