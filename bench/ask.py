@@ -9,7 +9,7 @@ with ``--concurrency``, turns per minute and latency with that many conversation
     python -m bench.ask [--dataset DIR [--per-group N] [--limit N]] [--repeats N] [--only ROUTE]
                         [--architecture ARCH] [--concurrency 1,4,8] [--turns-each N] [--json]
                         [--show-replies] [--vs-executor-tiers local-0.5b,local-1.5b] [--vs-no-router]
-                        [--vs-previous]
+                        [--vs-previous] [--vs-settings KEY=VALUE[,KEY=VALUE]]
 
 The requests are our own, written for the demo data set (``apis/cphos/demo.py``) and the demo guides
 (``bench/ask_cases.py``), or with ``--dataset DIR`` the CPHOS-dataset's QA rows, picked as
@@ -25,7 +25,7 @@ median of the per-case latency ratios. ``--vs-executor-tiers``: the executor on 
 ``--vs-no-router``: the embedding router off (every route decided by the model classifier, the way
 before the router). ``--vs-previous``: the settings before issue 23's second step (``bench/previous.py``;
 keys this branch's settings lack are skipped and named), with a guide index of its own when its chunk
-sizes differ. An engine of its own per setting keeps their prompt caches apart (on a shared one, the
+sizes differ. ``--vs-settings verifier_continues=false``: any settings changed. An engine of its own per setting keeps their prompt caches apart (on a shared one, the
 later run of a pair found the request's own tokens cached by the earlier one). Use ``--repeats 1`` for
 latencies: a second repeat finds its own earlier prompts cached. The paper's C-E-V with gpt-3.5 spent 30.1k input characters
 per request; the target is a quarter.
@@ -135,6 +135,14 @@ def concurrent(setup: Setup, source: CaseSource, tmp: Path, cases: list[AskCase]
             "p90_s": pct(latencies, 90)}
 
 
+def _overrides(text: str) -> dict[str, str]:
+    """``"a=1,b=x"`` as ``{"a": "1", "b": "x"}`` (pydantic converts the values when the settings are built)."""
+    pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
+    if any(len(p) != 2 for p in pairs):
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE[,KEY=VALUE], got {text!r}")
+    return {k.strip(): v.strip() for k, v in pairs}
+
+
 def variants(args: argparse.Namespace, settings: Any) -> list[tuple[str, Any]]:
     """The other settings the ``--vs-…`` options ask for, each as (name, settings)."""
     from bench.previous import previous_settings
@@ -145,6 +153,11 @@ def variants(args: argparse.Namespace, settings: Any) -> list[tuple[str, Any]]:
         out.append(("executor " + ",".join(tiers), _with_executor_tiers(settings, tiers)))
     if args.vs_no_router:
         out.append(("no router", settings.model_copy(update={"router_enabled": False})))
+    if args.vs_settings:
+        from eval.config import EvalConfig
+
+        out.append((" ".join(f"{k}={v}" for k, v in args.vs_settings.items()),
+                    EvalConfig(settings=args.vs_settings).apply(settings)))
     if args.vs_previous:
         previous, skipped = previous_settings(settings)
         if skipped:
@@ -267,6 +280,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also run every case with the embedding router off (the model decides every route)")
     parser.add_argument("--vs-previous", action="store_true",
                         help="also run every case the previous way (bench/previous.py), side by side")
+    parser.add_argument("--vs-settings", type=_overrides, default=None, metavar="KEY=VALUE[,KEY=VALUE]",
+                        help="also run every case with these settings changed (validated as an eval config's "
+                             "settings), side by side; e.g. verifier_continues=false")
     args = parser.parse_args(argv)
     if (args.per_group or args.limit) and not args.dataset:
         parser.error("--per-group and --limit pick dataset rows: give --dataset DIR")
