@@ -64,9 +64,9 @@ class RetailProfile(BaseModel):
 
     def lookup_data(self) -> dict[str, Any]:
         """The profile as ``get_user_details`` would return it (order ids, payment methods: ``payment_methods.id``)
-        and each order's status (``statuses``): the grammar offers "cancel" only the pending orders
-        (``chops.pipeline.choices``)."""
-        statuses = [{"order_id": o["order_id"], "status": o["status"]} for o in self.overview]
+        and each order's status and item names (``statuses``): the grammar offers "cancel" only the pending
+        orders, and "the lamp I got" the orders holding a lamp (``chops.pipeline.choices``)."""
+        statuses = [{"order_id": o["order_id"], "status": o["status"], "names": o["names"]} for o in self.overview]
         return {**self.model_dump(exclude={"overview"}), "statuses": statuses}
 
     def grounding_values(self) -> tuple[str, ...]:

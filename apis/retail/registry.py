@@ -14,8 +14,9 @@ def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] =
     return Operation(name, description, args, writes=False, admin_only=False, run=run, observe=True, needs=needs)
 
 
-def _write(name: str, description: str, args: type, run, needs: tuple[str, ...]) -> Operation:
-    return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs)
+def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], **counterparts: str) -> Operation:
+    return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
+                     counterparts=tuple(counterparts.items()))
 
 
 # The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them
@@ -50,10 +51,11 @@ _OPS = [
     _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
            "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER),
     _write("modify_pending_order_items", "Change items of a pending order to other options of the same products; "
-           "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items, SWAP),
+           "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items, SWAP,
+           delivered="exchange_delivered_order_items"),  # the same swap, for an order already delivered
     _write("exchange_delivered_order_items", "Exchange items of a delivered order for other options of the same "
            "products; allowed once per order, so list every item.", a.ExchangeArgs, w.exchange_delivered_order_items,
-           SWAP),
+           SWAP, pending="modify_pending_order_items"),
     _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
            "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER),
     _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",

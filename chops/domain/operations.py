@@ -16,10 +16,13 @@ MAX_PLAN_STEPS = 3  # a message asks for a few changes at most; the executor's s
 # one the order or the product listed). Once a look-up (or the profile) has returned such values, the
 # executor's grammar offers only them: the model copies an id, it cannot invent one (``chops.pipeline.choices``).
 CHOICES_FROM = "choices_from"
-# With ``CHOICES_FROM``: the states a value must be in to be offered, ``{state key: allowed values}`` ("only a
-# pending order can be cancelled": ``{"status": ["pending"]}``). A value's state is read from the record that
-# holds it in the profile's or a look-up's data; a value of no known state is offered (``chops.pipeline.choices``).
+# The states a value must be in, ``{state key: allowed values}`` ("only a pending order can be cancelled":
+# ``{"status": ["pending"]}``), read from the record that holds the value in the profile's or a look-up's data;
+# with ``Operation.counterparts`` it says when another operation is the one meant (``chops.pipeline.choices``).
 CHOICES_WHERE = "choices_where"
+# With ``CHOICES_FROM``: the record key that lists a value's names (an order's item names). When the message
+# names no id but mentions some of those names ("the desk lamp I got"), only the values it mentions are offered.
+CHOICES_MENTIONED = "choices_mentioned"
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,9 @@ class Operation:
     then decides the next step from (a look-up before acting); a read without it is itself the answer
     (its result is the reply). ``needs``: the names of the look-ups whose results ground this operation's
     arguments (an order's item ids, a product's variants); tool retrieval (``chops.pipeline.tools``) never
-    shows the operation without them."""
+    shows the operation without them. ``counterparts``: ``(state, operation)`` pairs, the operation that does
+    the same for a value in that state (``CHOICES_WHERE``): an item change of a delivered order is its exchange.
+    """
 
     name: str
     description: str
@@ -45,6 +50,7 @@ class Operation:
     confirm: bool = False
     observe: bool = False
     needs: tuple[str, ...] = ()
+    counterparts: tuple[tuple[str, str], ...] = ()  # (state, operation) pairs: the operation stays hashable
 
     def arg_signature(self) -> str:
         """``Arg: type, ...`` with the argument names (the alias where a pack gives one, else the field's
@@ -55,21 +61,22 @@ class Operation:
     def choice_keys(self) -> dict[str, tuple[str, ...]]:
         """``{argument name: the result keys its value comes from}`` for the fields that declare
         ``CHOICES_FROM`` (see there); empty for an operation whose every value the user types."""
-        out: dict[str, tuple[str, ...]] = {}
-        for name, field in self.args_model.model_fields.items():
-            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-            if extra.get(CHOICES_FROM):
-                out[field.alias or name] = tuple(extra[CHOICES_FROM])  # type: ignore[arg-type]
-        return out
+        return {arg: tuple(x[CHOICES_FROM]) for arg, x in self._extras().items() if x.get(CHOICES_FROM)}
 
     def choice_states(self) -> dict[str, dict[str, tuple[str, ...]]]:
         """``{argument name: {state key: allowed values}}`` for the fields that declare ``CHOICES_WHERE``."""
-        out: dict[str, dict[str, tuple[str, ...]]] = {}
-        for name, field in self.args_model.model_fields.items():
-            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-            if extra.get(CHOICES_WHERE):
-                out[field.alias or name] = {k: tuple(v) for k, v in extra[CHOICES_WHERE].items()}  # type: ignore
-        return out
+        return {arg: {k: tuple(v) for k, v in x[CHOICES_WHERE].items()}
+                for arg, x in self._extras().items() if x.get(CHOICES_WHERE)}
+
+    def choice_names(self) -> dict[str, str]:
+        """``{argument name: the record key of its values' names}`` for the fields that declare
+        ``CHOICES_MENTIONED``."""
+        return {arg: str(x[CHOICES_MENTIONED]) for arg, x in self._extras().items() if x.get(CHOICES_MENTIONED)}
+
+    def _extras(self) -> dict[str, dict[str, Any]]:
+        """``{argument name: its field's json_schema_extra}`` (empty for a field without one)."""
+        return {field.alias or name: field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+                for name, field in self.args_model.model_fields.items()}
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments (by their names)."""

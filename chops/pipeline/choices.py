@@ -16,10 +16,12 @@ An id the customer typed is always offered too (``typed_ids``): "cancel order #W
 look-ups may not hold (someone else's); the operation then refuses it. Without it, the grammar would make
 the model pick one of the customer's own orders instead: a change nobody asked for.
 
-A pack may also name the states a value must be in (``CHOICES_WHERE``: only a pending order is cancelled,
-only a delivered one returned). The profile and the look-ups say each order's state, so the grammar offers
-"cancel" only the pending orders, and an operation with nothing to act on is not offered at all
-(``usable``); an order of no known state (someone else's, typed) is still offered, and refused.
+Where the profile lists what each value holds (``CHOICES_MENTIONED``: an order's item names), "the desk lamp
+I got" offers the read only the orders holding one. The states an operation needs (``CHOICES_WHERE``) do not
+narrow the grammar: a 1.5B model denied the order it meant picked another, valid but unasked for, and denied
+the operation it meant (say ``modify_pending_order_items``), snapped to the next name with the same start
+(``modify_user_address``). Instead an operation with a counterpart for the state found (``counterpart``) is
+switched to it, and any other is refused by the platform, which says why.
 """
 
 from __future__ import annotations
@@ -88,66 +90,74 @@ def typed_ids(texts: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(m.group() for text in texts for m in _TYPED_ID.finditer(text) if len(m.group()) >= 3))
 
 
-def record_states(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict[str, str]]:
-    """``{state key: {value: state}}``: each record (a mapping at any depth) holding a state key gives that
-    state to each of its scalar values (an order's id gets the order's status); a later source's record wins,
-    so an order looked up this turn counts over the profile's overview."""
-    states: dict[str, dict[str, str]] = {key: {} for key in keys}
+def record_fields(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``{key: {value: field}}``: each record (a mapping at any depth) holding ``key`` gives its field under
+    that key (an order's status, its item names) to each of its scalar values (the order's id); a later
+    source's record wins, so an order looked up this turn counts over the profile's overview."""
+    found: dict[str, dict[str, Any]] = {key: {} for key in keys}
     for data in sources:
         stack = [data]
         while stack:
             node = stack.pop()
             if isinstance(node, dict):
-                for key, found in states.items():
-                    if isinstance(node.get(key), str):
-                        found.update((str(v), node[key]) for v in node.values() if _scalar(v))
+                for key, fields in found.items():
+                    if node.get(key) is not None:
+                        fields.update((str(v), node[key]) for v in node.values() if _scalar(v))
                 stack.extend(node.values())
             elif isinstance(node, (list, tuple)):
                 stack.extend(node)
-    return states
+    return found
 
 
-def _in_state(values: list[str], where: dict[str, tuple[str, ...]], states: dict[str, dict[str, str]],
-              named: list[str]) -> list[str]:
-    """``values`` whose known state is allowed by ``where`` (a value of no known state stays). When the message
-    ``named`` ids of a known state, only those: "exchange the lamp from #W2" must not become an exchange in
-    another order because #W2 is pending (the operation is then not offered at all)."""
-    def fits(v: str) -> bool:
-        return all(states[key].get(v) in (None, *allowed) for key, allowed in where.items())  # None: not known
-    known = [v for v in named if any(v in states[key] for key in where)]
-    return [v for v in (known or values) if fits(v)]
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _stems(text: str) -> set[str]:
+    """Lower-case words of 4 letters or more, a plural's final "s" cut ("boots" and "Boots" both "boot"), and
+    each hyphenated word joined ("T-Shirt": "tshirt")."""
+    words = _WORD.findall(text.lower()) + [w.replace("-", "") for w in re.findall(r"\w+(?:-\w+)+", text.lower())]
+    return {w.rstrip("s") for w in words if len(w) >= 4}
+
+
+def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[str]:
+    """The ``values`` whose record's ``names`` (a list of names) share a word with ``message``: "the desk lamp
+    I got" mentions the order holding "Desk Lamp" (a word of 4 letters or more, so "set" or "pet" in a
+    sentence mentions nothing)."""
+    said = _stems(message)
+    return [v for v in values if any(_stems(str(n)) & said for n in names.get(v) or ())]
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),
-                named: Iterable[str] = ()) -> Options:
+                message: str = "") -> Options:
     """For each argument that declares where its values come from, the values ``sources`` (the profile's
     data and the conversation's look-up results) hold, then the ids the customer ``typed``; an argument with no
-    value found in ``sources`` is left out (free text). An argument that also declares the states its values
-    must be in (``CHOICES_WHERE``) keeps the values in those states, only those ``named`` in the current
-    message when it names some (``_in_state``): possibly none (see ``usable``)."""
-    operations, sources, typed, named = list(operations), list(sources), list(typed), list(named)
-    states = record_states(sources, {key for op in operations for where in op.choice_states().values()
-                                     for key in where})
+    value found in ``sources`` is left out (free text). One that also declares where its values' names are
+    (``CHOICES_MENTIONED``) keeps, when the current ``message`` mentions some of those names, only the values
+    it mentions (``mentioned``), and the typed ones."""
+    operations, sources, typed = list(operations), list(sources), list(typed)
+    fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
     out = []
     for op in operations:
-        wheres = op.choice_states()
+        names = op.choice_names()
         for arg, paths in sorted(op.choice_keys().items()):
-            values = dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path))
+            values = list(dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path)))
             if values:
-                offered = list(dict.fromkeys([*values, *typed]))
-                if arg in wheres:
-                    offered = _in_state(offered, wheres[arg], states, named)
-                out.append((op.name, arg, tuple(offered)))
+                if arg in names:
+                    values = mentioned(values, fields[names[arg]], message) or values
+                out.append((op.name, arg, tuple(dict.fromkeys([*values, *typed]))))
     return tuple(out)
 
 
-def usable(operations: tuple[Operation, ...], options: Options) -> tuple[tuple[Operation, ...], Options]:
-    """The operations with a value to offer for every closed argument, and their options: "cancel" is not
-    offered to a customer whose orders were all delivered (a 1.5B model otherwise proposed it, was refused,
-    and proposed the next pending-only operation). When no operation is left, all of them, the empty
-    choices left as free text (the operation's refusal then says why)."""
-    empty = {name for name, _, values in options if not values}
-    kept = tuple(op for op in operations if op.name not in empty)
-    if not kept:
-        return operations, tuple(o for o in options if o[2])
-    return kept, tuple(o for o in options if o[0] not in empty)
+def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
+    """The operation to run instead of ``op`` for ``args``, when the record an argument names is in a state ``op``
+    does not take (``CHOICES_WHERE``) and ``op`` names the operation for that state (``Operation.counterparts``):
+    an item change proposed for a delivered order is that order's exchange. None: ``op`` itself."""
+    states = op.choice_states()
+    fields = record_fields(list(sources), {key for where in states.values() for key in where})
+    for arg, where in states.items():
+        for key, allowed in where.items():
+            state = fields[key].get(str(args.get(arg)))
+            instead = dict(op.counterparts).get(state) if state not in allowed else None
+            if instead is not None:
+                return instead
+    return None

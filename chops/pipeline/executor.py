@@ -30,7 +30,7 @@ from chops.domain.system import SystemApi
 from chops.llm import LLM, Message
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.choices import arg_options, typed_ids, usable
+from chops.pipeline.choices import arg_options, counterpart, typed_ids
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.lookups import conversation_lookups, looked_up, observations_section, seen_data
@@ -119,7 +119,7 @@ class Executor:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
         choices, listed = self._offer(ctx)
-        typed, named = typed_ids(ctx.user_texts), typed_ids([ctx.text])
+        typed = typed_ids(ctx.user_texts)
         # What earlier turns read is shown too (asking for it again is a repeat); the list grows with this
         # turn's look-ups, across its attempts.
         lookups = conversation_lookups(ctx)
@@ -129,8 +129,7 @@ class Executor:
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
             offered = tuple(op for op in choices
                             if op.name not in ctx.barred and not (acting and op.observe)) or choices
-            # An operation with no order in the state it needs is not offered (chops.pipeline.choices.usable).
-            offered, options = usable(offered, arg_options(offered, seen, typed, named))
+            options = arg_options(offered, seen, typed, ctx.text)
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),
@@ -202,9 +201,14 @@ class Executor:
         (``chops.pipeline.targets``), no step runs at all: every write is refused, and the reads too,
         since the request is about someone else."""
         steps: list[Step] = []
-        known = looked_up(ctx, conversation_lookups(ctx) if lookups is None else lookups)
+        read = conversation_lookups(ctx) if lookups is None else lookups
+        known, seen = looked_up(ctx, read), seen_data(ctx, read)
         lookups = lookups or []
         for name, proposed in calls:
+            instead = counterpart(self.operations[name], proposed, seen)
+            if instead in self.operations:  # the same change for the state the order is in (choices.counterpart)
+                step.setdefault("switched", []).append({"from": name, "to": instead})
+                name = instead
             args, dropped = ground_args(proposed, ctx.user_texts, known)
             if any((s.operation, s.args) == (name, args) for s in steps):
                 continue  # the same call twice is one change

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import arg_options, typed_ids, usable, values_at
+from chops.pipeline.choices import arg_options, counterpart, typed_ids, values_at
 from chops.pipeline.schemas import plan_schema
 from tests.unit.pipeline_support import call, prompt_text, to_system, verdict
 from tests.unit.retail_support import MIA
@@ -41,8 +41,8 @@ def test_ids_the_customer_typed_are_the_tokens_with_a_digit():
     assert typed_ids(texts) == ["#W1000009", "W1000008", "gift_card_77", "#W1000007"]  # "4": too short to be an id
 
 
-def options_of(ops, sources, typed=(), named=()):
-    return {(op, arg): values for op, arg, values in arg_options(ops, sources, typed, named)}
+def options_of(ops, sources, typed=()):
+    return {(op, arg): values for op, arg, values in arg_options(ops, sources, typed)}
 
 
 def test_each_id_argument_is_offered_what_its_keys_hold_plus_typed_ids():
@@ -64,50 +64,57 @@ STATUSES = {"statuses": [{"order_id": "#W1000001", "status": "delivered"},
                          {"order_id": "#W1000002", "status": "pending"}]}
 
 
-def test_a_write_is_offered_only_the_orders_in_the_state_it_needs():
-    ops = tuple(OPERATIONS[n] for n in ("cancel_pending_order", "return_delivered_order_items", "get_order_details"))
-    profile = {**PROFILE, **STATUSES}
-    offered = options_of(ops, [profile], ["#W1000009"])
-    assert offered[("cancel_pending_order", "order_id")] == ("#W1000002", "#W1000009")  # someone else's: refused
-    assert offered[("return_delivered_order_items", "order_id")] == ("#W1000001", "#W1000009")
-    assert offered[("get_order_details", "order_id")] == ("#W1000001", "#W1000002", "#W1000009")  # a read: any
-    # An order looked up this turn counts over the profile (the profile is read once a turn).
-    cancelled = {"order_id": "#W1000002", "status": "cancelled", "items": []}
-    assert offered_for(ops, [profile, cancelled], "cancel_pending_order") == ()
-    # The message names an order of a known state: only it is offered, to the writes that can take it.
-    named = options_of(ops, [profile], ["#W1000001"], ["#W1000001"])
-    assert named[("return_delivered_order_items", "order_id")] == ("#W1000001",)
-    assert named[("cancel_pending_order", "order_id")] == ()
-    assert named[("get_order_details", "order_id")] == ("#W1000001", "#W1000002")
+def test_an_item_change_of_a_delivered_order_is_its_exchange_and_the_other_way_round():
+    sources = [{**PROFILE, **STATUSES}]
+    swap = {"order_id": "#W1000001", "item_ids": ["111"], "new_item_ids": ["333"], "payment_method_id": "gift_card_1"}
+    assert counterpart(OPERATIONS["modify_pending_order_items"], swap, sources) == "exchange_delivered_order_items"
+    pending = {**swap, "order_id": "#W1000002"}
+    assert counterpart(OPERATIONS["exchange_delivered_order_items"], pending, sources) == "modify_pending_order_items"
+    # The state the operation takes, an order of no known state, or no counterpart: the operation itself.
+    assert counterpart(OPERATIONS["modify_pending_order_items"], pending, sources) is None
+    assert counterpart(OPERATIONS["modify_pending_order_items"], {**swap, "order_id": "#W1000009"}, sources) is None
+    cancel = {"order_id": "#W1000001", "reason": "no longer needed"}
+    assert counterpart(OPERATIONS["cancel_pending_order"], cancel, sources) is None
+    # The order as looked up this turn counts over the profile's overview.
+    assert counterpart(OPERATIONS["modify_pending_order_items"], pending,
+                       [*sources, {"order_id": "#W1000002", "status": "delivered"}]) == "exchange_delivered_order_items"
 
 
-def offered_for(ops, sources, name):
-    return options_of(ops, sources)[(name, "order_id")]
-
-
-def test_an_operation_with_no_order_to_take_is_not_offered_unless_none_is_left():
-    cancel, ret = OPERATIONS["cancel_pending_order"], OPERATIONS["return_delivered_order_items"]
-    options = arg_options((cancel, ret), [{**PROFILE, **STATUSES}], (), ["#W1000001"])
-    kept, kept_options = usable((cancel, ret), options)
-    assert kept == (ret,) and {o[0] for o in kept_options} == {"return_delivered_order_items"}
-    assert ("return_delivered_order_items", "order_id", ("#W1000001",)) in kept_options
-    # Nothing can take the named order: every operation stays, its order id free (the refusal says why).
-    only_cancel = arg_options((cancel,), [{**PROFILE, **STATUSES}], (), ["#W1000001"])
-    assert usable((cancel,), only_cancel) == ((cancel,), ())
-
-
-def test_the_executor_is_not_offered_a_write_the_named_order_cannot_take(shop):  # noqa: F811
+def test_the_executors_item_change_of_a_delivered_order_runs_as_its_exchange(shop):  # noqa: F811
     agent, _, llm = shop
     to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It holds a kettle and scarves."}]})
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
+    llm.enqueue("executor", call("modify_pending_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-red-1l"], payment_method_id="gift_card_mia"))
     llm.enqueue("verifier", verdict(9))
-    agent.handle(MIA, "I want to exchange the kettle from #T0000001 for the steel one", turn_key="x:1",
-                 conversation_id="x")
-    first = [s for role, _, s in llm.calls if role == "executor"][0].model_json_schema()["$defs"]
-    # #T0000001 is pending: no exchange or return of it, and an item change of it only.
-    assert "exchange_delivered_order_itemsArgs" not in first and "return_delivered_order_itemsArgs" not in first
-    assert first["modify_pending_order_itemsArgs"]["properties"]["order_id"]["anyOf"][0]["const"] == "#T0000001"
+    result = agent.handle(MIA, "Please swap the glass kettle from #T0000003 for the enamel one, gift card for the "
+                          "difference", turn_key="x:1", conversation_id="x")
+    assert result.outcome == "pending_confirmation" and result.operation == "exchange_delivered_order_items"
+    step = next(s for s in result.trace["steps"] if s.get("switched"))
+    assert step["switched"] == [{"from": "modify_pending_order_items", "to": "exchange_delivered_order_items"}]
+    assert "Kettle (material: glass -> enamel)" in prompt_text(llm, "verifier")  # the dry run of the exchange
+
+
+def test_the_order_to_read_is_the_one_holding_what_the_message_mentions():
+    read = (OPERATIONS["get_order_details"],)
+    profile = {**PROFILE, "statuses": [{"order_id": "#W1000001", "status": "delivered", "names": ["Desk Lamp", "Mug"]},
+                                       {"order_id": "#W1000002", "status": "pending", "names": ["T-Shirt", "Pet Bed"]}]}
+    for message, expected in [("exchange the desk lamp I got", ("#W1000001",)),
+                              ("the LAMPS were too bright", ("#W1000001",)),
+                              ("my tshirt is too small", ("#W1000002",)),
+                              ("the lamp and the t-shirt", ("#W1000001", "#W1000002")),
+                              # nothing mentioned, or only words under 4 letters: every order, as before
+                              ("where is my order?", ("#W1000001", "#W1000002")),
+                              ("set the pet bed aside", ("#W1000001", "#W1000002"))]:
+        assert options_of_read(read, profile, message) == expected, message
+    # An id the customer typed stays offered (the customer said which order).
+    assert arg_options(read, [profile], ["#W1000002"], "the lamp in #W1000002")[0][2] == (
+        "#W1000001", "#W1000002")
+
+
+def options_of_read(read, profile, message):
+    return arg_options(read, [profile], (), message)[0][2]
 
 
 def test_the_plan_schema_takes_only_offered_ids():
@@ -281,3 +288,15 @@ def test_the_shops_whole_product_list_is_shown_unclipped(retail_dir):
                 result=OperationResult(operation="list_all_product_types", outcome=Outcome.OK, message="", data=data))
     shown = observation(1, step)
     assert "…" not in shown and all(name in shown for name in data["products"].values())
+
+
+def test_the_first_look_up_is_offered_the_order_holding_what_the_customer_describes(shop):  # noqa: F811
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your chair is pending."}]})
+    llm.enqueue("verifier", verdict(9))
+    agent.handle(MIA, "Has the chair I bought shipped yet?", turn_key="c:1", conversation_id="c")
+    first = [s for role, _, s in llm.calls if role == "executor"][0].model_json_schema()["$defs"]
+    assert first["get_order_detailsArgs"]["properties"]["order_id"]["anyOf"][0]["const"] == "#T0000002"
+    assert llm.pending() == {}

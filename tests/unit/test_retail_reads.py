@@ -130,7 +130,7 @@ def test_the_profile_describes_the_customer_compactly(api):
     data = profile.lookup_data()
     assert "overview" not in data and data["orders"][0] == "#T0000001"  # get_user_details' shape: order ids
     # ... and each order's status, where the grammar reads which orders a write may take.
-    assert data["statuses"][2] == {"order_id": "#T0000003", "status": "delivered"}
+    assert data["statuses"][2] == {"order_id": "#T0000003", "status": "delivered", "names": ["Kettle", "Scarf"]}
     grounding = set(profile.grounding_values())
     assert {"#T0000001", "gift_card_mia", "7 Lark Street", "11111"} <= grounding and "#T0000008" not in grounding
 
