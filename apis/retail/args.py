@@ -25,10 +25,9 @@ OrderId = Annotated[str, BeforeValidator(_order_id), Field(max_length=64)]
 
 # Where each id argument's values come from in look-up results (``chops.pipeline.choices``): once the
 # profile or a look-up has listed such ids, the executor's grammar offers only those.
-ORDERS = {CHOICES_FROM: ["orders", "order_id"]}
-# The order to read: "the desk lamp I got" offers only the orders holding a Desk Lamp (the profile's ``statuses``
-# rows list each order's item ``names``); the 1.5B otherwise read another order first, the overview in view.
-ORDER_TO_READ = {**ORDERS, CHOICES_MENTIONED: "names"}
+# "The desk lamp I got" offers only the orders holding a Desk Lamp (the profile's ``statuses`` rows list each
+# order's item ``names``): the 1.5B, the overview in view, read or changed another order.
+ORDERS = {CHOICES_FROM: ["orders", "order_id"], CHOICES_MENTIONED: "names"}
 # The order states each write needs (``writes._need_status``): the grammar offers only such orders.
 PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending"]}}
 STILL_PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending", "pending (item modified)"]}}
@@ -78,7 +77,7 @@ class OrderArgs(Args):
     """Arguments of get_order_details."""
 
     order_id: OrderId = Field(description="the order id, '#W' and seven digits, e.g. '#W0000000'",
-                              json_schema_extra=ORDER_TO_READ)
+                              json_schema_extra=ORDERS)
 
 
 class ProductArgs(Args):

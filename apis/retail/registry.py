@@ -10,8 +10,10 @@ from apis.retail import writes as w
 from chops.domain.operations import Operation
 
 
-def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] = ()) -> Operation:
-    return Operation(name, description, args, writes=False, admin_only=False, run=run, observe=True, needs=needs)
+def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] = (),
+          follows: tuple[tuple[str, str, str, str], ...] = ()) -> Operation:
+    return Operation(name, description, args, writes=False, admin_only=False, run=run, observe=True, needs=needs,
+                     follows=follows)
 
 
 def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], **counterparts: str) -> Operation:
@@ -30,7 +32,9 @@ _OPS = [
     _read("get_user_details", "Look up the customer's own profile (email, address, payment methods, order ids); use it "
           "to find an order or a payment method.", a.NoArgs, r.get_user_details),
     _read("get_order_details", "Look up one of the customer's orders (status, items with item and product ids, prices, "
-          "payments, tracking); use it before changing the order.", a.OrderArgs, r.get_order_details),
+          "payments, tracking); use it before changing the order.", a.OrderArgs, r.get_order_details,
+          # The products of the items the customer names are read with it: their variants are the new items.
+          follows=(("items", "name", "get_product_details", "product_id"),)),
     _read("get_product_details", "Look up a product by product id: each variant's item id, options, availability and "
           "price; use it to find the new item for a change or exchange.", a.ProductArgs, r.get_product_details,
           needs=("list_all_product_types",)),  # a product the customer only names: its id is listed there

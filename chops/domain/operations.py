@@ -39,6 +39,9 @@ class Operation:
     arguments (an order's item ids, a product's variants); tool retrieval (``chops.pipeline.tools``) never
     shows the operation without them. ``counterparts``: ``(state, operation)`` pairs, the operation that does
     the same for a value in that state (``CHOICES_WHERE``): an item change of a delivered order is its exchange.
+    ``follows``: ``(records key, name key, look-up, id key)``: after this look-up, the look-up is also run for
+    each record under the key whose name the message mentions, with the record's id (an order's look-up reads the
+    products of the items the customer names: ``chops.pipeline.lookups.follow_ups``).
     """
 
     name: str
@@ -51,6 +54,7 @@ class Operation:
     observe: bool = False
     needs: tuple[str, ...] = ()
     counterparts: tuple[tuple[str, str], ...] = ()  # (state, operation) pairs: the operation stays hashable
+    follows: tuple[tuple[str, str, str, str], ...] = ()
 
     def arg_signature(self) -> str:
         """``Arg: type, ...`` with the argument names (the alias where a pack gives one, else the field's

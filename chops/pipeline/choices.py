@@ -123,8 +123,12 @@ def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[st
     """The ``values`` whose record's ``names`` (a list of names) share a word with ``message``: "the desk lamp
     I got" mentions the order holding "Desk Lamp" (a word of 4 letters or more, so "set" or "pet" in a
     sentence mentions nothing)."""
-    said = _stems(message)
-    return [v for v in values if any(_stems(str(n)) & said for n in names.get(v) or ())]
+    return [v for v in values if any(mentions(message, str(n)) for n in names.get(v) or ())]
+
+
+def mentions(message: str, name: str) -> bool:
+    """Whether ``message`` has a word of ``name`` (``_stems``: "the lamps" mentions "Desk Lamp")."""
+    return bool(_stems(name) & _stems(message))
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),

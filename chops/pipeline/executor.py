@@ -33,7 +33,13 @@ from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, counterpart, typed_ids
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.lookups import conversation_lookups, looked_up, observations_section, seen_data
+from chops.pipeline.lookups import (
+    conversation_lookups,
+    follow_ups,
+    looked_up,
+    observations_section,
+    seen_data,
+)
 from chops.pipeline.prompting import fragment, messages, section
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
@@ -160,14 +166,20 @@ class Executor:
                  step: dict[str, Any]) -> bool:
         """Run the new look-ups of ``calls`` as the sender (grounded like any call); False when none was new."""
         known = looked_up(ctx, lookups)
-        fresh = []
-        for name, proposed in calls:
-            args, dropped = ground_args(proposed, ctx.user_texts, known)
-            if any((s.operation, s.args) == (name, args) for s in lookups + fresh):
+        fresh: list[Step] = []
+        queue = [(name, proposed, False) for name, proposed in calls]
+        while queue:
+            name, proposed, followed = queue.pop(0)
+            # A follow-up's id comes from the result just read (``follows``), not from the model: as it stands.
+            args, dropped = (proposed, []) if followed else ground_args(proposed, ctx.user_texts, known)
+            if any((s.operation, s.args) == (name, args) for s in lookups + fresh) or name not in self.operations:
                 continue
             op = self.operations[name]
+            result = self.api.call(name, ctx.nickname, args)
             fresh.append(Step(operation=name, proposed_args=proposed, args=args, dropped=dropped,
-                              description=op.description, result=self.api.call(name, ctx.nickname, args)))
+                              description=op.description, result=result))
+            if result.outcome.succeeded:
+                queue += [(n, a, True) for n, a in follow_ups(op, result.data, ctx.text)]
         lookups.extend(fresh)
         # The result's data is kept with the turn: a later turn of the conversation may take ids from it.
         step["lookups"] = [{"operation": s.operation, "args": s.args, "ungrounded": s.dropped, "outcome": s.outcome,

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from chops.domain.operations import Operation
 from chops.domain.outcomes import OperationResult, Outcome
+from chops.pipeline.choices import mentions
 from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.prompting import clip, fragment, section
 
@@ -86,6 +88,23 @@ def seen_data(ctx: TurnContext, lookups: Iterable[Step]) -> list[Any]:
     """What the conversation has read, as data: the profile, then the ``results`` of ``lookups`` (the
     sources ``chops.pipeline.choices`` takes id arguments' values from)."""
     return [ctx.profile.lookup_data(), *results(lookups)]
+
+
+def follow_ups(op: Operation, data: Any, message: str) -> list[tuple[str, dict[str, Any]]]:
+    """The look-ups ``op``'s result calls for (``Operation.follows``): for each record under the key whose name
+    ``message`` mentions, the look-up with the record's id. "Exchange the keyboard and the thermostat" after
+    the order's look-up reads both products at once: the 1.5B model read one and proposed the exchange of
+    both (pairing an item with another product's variant), one model step each otherwise."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for records_key, name_key, lookup, id_key in op.follows:
+        records = data.get(records_key) if isinstance(data, dict) else None
+        for record in records if isinstance(records, list) else []:
+            if isinstance(record, dict) and record.get(id_key) is not None \
+                    and mentions(message, str(record.get(name_key) or "")):
+                call = (lookup, {id_key: record[id_key]})
+                if call not in calls:
+                    calls.append(call)
+    return calls
 
 
 def observation(n: int, step: Step) -> str:

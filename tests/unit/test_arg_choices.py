@@ -300,3 +300,30 @@ def test_the_first_look_up_is_offered_the_order_holding_what_the_customer_descri
     first = [s for role, _, s in llm.calls if role == "executor"][0].model_json_schema()["$defs"]
     assert first["get_order_detailsArgs"]["properties"]["order_id"]["anyOf"][0]["const"] == "#T0000002"
     assert llm.pending() == {}
+
+
+def test_an_orders_look_up_also_reads_the_products_of_the_items_the_message_names():
+    from chops.pipeline.lookups import follow_ups
+
+    read = OPERATIONS["get_order_details"]
+    # "mug": a word under 4 letters mentions nothing (a sentence's "set" or "pet" would).
+    assert follow_ups(read, ORDER, "swap the lamps and the mug please") == [
+        ("get_product_details", {"product_id": "p1"})]
+    assert follow_ups(read, ORDER, "where is my order?") == []
+    assert follow_ups(OPERATIONS["get_product_details"], PRODUCT, "the lamp") == []  # declares none
+
+
+def test_the_products_of_the_named_items_are_read_in_the_orders_step(shop):  # noqa: F811
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Both come in other options."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "What other options are there for the kettle and the scarf from #T0000003?",
+                          turn_key="f:1", conversation_id="f")
+    step = next(s for s in result.trace["steps"] if s.get("lookups"))
+    assert [(x["operation"], x["args"]) for x in step["lookups"]] == [
+        ("get_order_details", {"order_id": "#T0000003"}), ("get_product_details", {"product_id": "p-kettle"}),
+        ("get_product_details", {"product_id": "p-scarf"})]
+    assert "[3] get_product_details(product_id='p-scarf')" in prompt_text(llm, "executor", -1)
+    assert llm.pending() == {}
