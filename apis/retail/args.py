@@ -32,8 +32,10 @@ ORDERS = {CHOICES_FROM: ["orders", "order_id"], CHOICES_MENTIONED: "names"}
 PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending"]}}
 STILL_PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending", "pending (item modified)"]}}
 DELIVERED = {**ORDERS, CHOICES_WHERE: {"status": ["delivered"]}}
-ORDER_ITEMS = {CHOICES_FROM: ["items.item_id"]}  # the lines of a looked-up order
-VARIANTS = {CHOICES_FROM: ["variants"]}  # a looked-up product's variants, keyed by item id
+# The lines of a looked-up order and a looked-up product's variants (keyed by item id); the ones of the products
+# the message names when it names some: the 1.5B paired the headphones with a keyboard's variant.
+ORDER_ITEMS = {CHOICES_FROM: ["items.item_id"], CHOICES_MENTIONED: "name"}
+VARIANTS = {CHOICES_FROM: ["variants"], CHOICES_MENTIONED: "name"}
 PRODUCTS = {CHOICES_FROM: ["product_id", "products"]}
 METHODS = {CHOICES_FROM: ["payment_methods.id"]}
 Id = Annotated[str, Field(max_length=64)]

@@ -92,7 +92,8 @@ def typed_ids(texts: Iterable[str]) -> list[str]:
 
 def record_fields(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict[str, Any]]:
     """``{key: {value: field}}``: each record (a mapping at any depth) holding ``key`` gives its field under
-    that key (an order's status, its item names) to each of its scalar values (the order's id); a later
+    that key (an order's status, its item names) to each of its scalar values (the order's id) and to the keys
+    of each mapping it holds (a product's name to its variants' item ids); a later
     source's record wins, so an order looked up this turn counts over the profile's overview."""
     found: dict[str, dict[str, Any]] = {key: {} for key in keys}
     for data in sources:
@@ -103,6 +104,8 @@ def record_fields(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict
                 for key, fields in found.items():
                     if node.get(key) is not None:
                         fields.update((str(v), node[key]) for v in node.values() if _scalar(v))
+                        # and the keys of a mapping it holds: a product's variants, keyed by item id
+                        fields.update((str(k), node[key]) for v in node.values() if isinstance(v, dict) for k in v)
                 stack.extend(node.values())
             elif isinstance(node, (list, tuple)):
                 stack.extend(node)
@@ -120,15 +123,21 @@ def _stems(text: str) -> set[str]:
 
 
 def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[str]:
-    """The ``values`` whose record's ``names`` (a list of names) share a word with ``message``: "the desk lamp
-    I got" mentions the order holding "Desk Lamp" (a word of 4 letters or more, so "set" or "pet" in a
-    sentence mentions nothing)."""
-    return [v for v in values if any(mentions(message, str(n)) for n in names.get(v) or ())]
+    """The ``values`` whose record's ``names`` (a name, or a list of names) ``message`` mentions: "the desk lamp
+    I got" mentions the order holding "Desk Lamp" (``mentions``; words of 4 letters or more, so "set" or "pet"
+    in a sentence mentions nothing)."""
+    def listed(v: str) -> list[Any]:
+        found = names.get(v)
+        return found if isinstance(found, list) else [found] if found is not None else []
+    return [v for v in values if any(mentions(message, str(n)) for n in listed(v))]
 
 
 def mentions(message: str, name: str) -> bool:
-    """Whether ``message`` has a word of ``name`` (``_stems``: "the lamps" mentions "Desk Lamp")."""
-    return bool(_stems(name) & _stems(message))
+    """Whether ``message`` has the head word of ``name``, its last (``_stems``: "the lamps" mentions "Desk
+    Lamp"; "smart thermostat" does not mention "Smart Watch"), or, when that is under 4 letters, another word."""
+    words = name.split()
+    said = _stems(message)
+    return bool((_stems(words[-1]) or _stems(name)) & said) if words else False
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),

@@ -144,7 +144,8 @@ def test_after_the_order_look_up_the_next_step_may_only_copy_its_item_ids(shop):
     assert result.outcome == "pending_confirmation"
     first, second = (schema for role, _, schema in llm.calls if role == "executor")
     item_ids = second.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]["item_ids"]
-    assert "k-glass-1l" in str(item_ids) and "s-silk-red" in str(item_ids) and "c-black" not in str(item_ids)
+    assert "k-glass-1l" in str(item_ids) and "c-black" not in str(item_ids)
+    assert "s-silk-red" not in str(item_ids)  # the message names the kettle: the scarf's line is not offered
     # Before the look-up only the profile was read: order ids are offered (the customer's, and the typed one),
     # item ids are still free text.
     first_args = first.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]
@@ -327,3 +328,19 @@ def test_the_products_of_the_named_items_are_read_in_the_orders_step(shop):  # n
         ("get_product_details", {"product_id": "p-scarf"})]
     assert "[3] get_product_details(product_id='p-scarf')" in prompt_text(llm, "executor", -1)
     assert llm.pending() == {}
+
+
+def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names():
+    from chops.pipeline.choices import mentions
+
+    assert mentions("the smart thermostat", "Smart Thermostat") and not mentions("the smart thermostat", "Smart Watch")
+    assert mentions("my t-shirt", "T-Shirt") and mentions("the luggage", "Luggage Set")
+    assert not mentions("set", "Pet Bed")
+    mug = {"product_id": "p2", "name": "Mug", "variants": {"555": "blue; $5.00; available"}}
+    sources = [PROFILE, ORDER, PRODUCT, mug]
+    swap = (OPERATIONS["exchange_delivered_order_items"],)
+    offered = options_of(swap, sources)
+    assert offered[("exchange_delivered_order_items", "item_ids")] == ("111", "222")  # nothing named: every line
+    named = {(op, arg): v for op, arg, v in arg_options(swap, sources, (), "a red lamp instead, please")}
+    assert named[("exchange_delivered_order_items", "item_ids")] == ("111",)
+    assert named[("exchange_delivered_order_items", "new_item_ids")] == ("333", "444")  # not the mug's 555
