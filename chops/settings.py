@@ -199,10 +199,6 @@ class Settings(BaseSettings):
         "'on_fail': a score alone first, and only a score under the pass mark asks for the reasoned verdict, "
         "which then decides (a pass costs ~5 generated tokens instead of ~30; python -m bench.ask --vs-previous); "
         "'operations': on_fail for a proposed operation (judged on its dry run), first for an answer")
-    verifier_continues: bool = Field(
-        default=False, description="an answer's verifier continues the executor's own exchange (its prompt and "
-        "reply, then the check as one more message), so the engine reads only the check instead of the evidence "
-        "again; False: the verifier's own rubric over the evidence (python -m bench.ask --vs-previous)")
     router_keeps_route: bool = Field(
         default=True, description="a retry after a rejection keeps the route the embedding router was sure of "
         "(the feedback goes to the executor); from the third attempt the model classifier re-routes with the "

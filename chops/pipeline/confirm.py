@@ -21,7 +21,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel
 
 from chops.domain.operations import Operation
-from chops.domain.outcomes import Change, Outcome
+from chops.domain.outcomes import Change, Outcome, PlanResult
 from chops.domain.system import SystemApi
 from chops.pipeline.context import TurnContext
 from chops.pipeline.prompting import messages
@@ -72,11 +72,13 @@ class Confirmation:
         """Whether a verified plan of writes ``names`` must wait for the yes."""
         return needs_yes(self.api.operations, names, self.mode)
 
-    def offer(self, ctx: TurnContext, steps: list[tuple[str, dict[str, Any]]], diff: list[Change], *,
+    def offer(self, ctx: TurnContext, steps: list[tuple[str, dict[str, Any]]], dry: PlanResult, *,
               conversation_id: str, key: str, lang: str) -> tuple[str, dict[str, Any]]:
-        """Keep the plan and return (the question to the user, the pending change as the turn shows it)."""
+        """Keep the plan and return (the question to the user, the pending change as the turn shows it);
+        ``dry``: the plan's dry run (its changes, and each step's message)."""
         pairs = [(self.api.operations[name], args) for name, args in steps]
-        description = change_lines(pairs, diff, lang)
+        diff: list[Change] = dry.diff
+        description = change_lines(pairs, diff, lang, [r.message for r in dry.steps or [dry]])
         kept = self.store.offer(conversation_id=conversation_id, nickname=ctx.nickname, steps=steps,
                                 diff=[c.model_dump(mode="json") for c in diff], description=description,
                                 idempotency_key=key)
@@ -124,7 +126,7 @@ class Confirmation:
             return Decided(operation_reply(ops[name], failed, args, lang), {**fields, "outcome": str(failed.outcome)})
         if [c.model_dump(mode="json") for c in again.diff] != change.diff:  # the state moved: ask again
             self.store.close(change.id, "superseded")
-            question, shown = self.offer(ctx, change.steps, again.diff, conversation_id=conversation_id, key=key,
+            question, shown = self.offer(ctx, change.steps, again, conversation_id=conversation_id, key=key,
                                          lang=lang)
             return Decided(pending_reply("moved", lang) + "\n" + question,
                            {**fields, "outcome": PENDING_OUTCOME, "pending": shown})

@@ -59,9 +59,6 @@ class Candidate:
     reason: str | None = None
     tier: str | None = None  # the executor tier that produced it
     lookups: list[Step] = field(default_factory=list)  # reads the executor made and read before this proposal
-    # An answer's executor call as the engine saw it: its prompt, then its reply as the assistant's message. The
-    # verifier may continue it (``verifier_continues``) so the engine reads only the new instruction.
-    exchange: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def operation(self) -> str | None:

@@ -23,11 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel
-
 from chops.domain.operations import Operation, operation_lines
 from chops.domain.system import SystemApi
-from chops.llm import LLM, Message
+from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, counterpart, typed_ids
@@ -103,8 +101,7 @@ class Executor:
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
             "executor", msgs, ProfileAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="basic_info")
         step["answer"] = out.answer
-        return Candidate(iteration=ctx.trace.iteration, route="basic_info", answer=out.answer,
-                         exchange=_exchange(msgs, out))
+        return Candidate(iteration=ctx.trace.iteration, route="basic_info", answer=out.answer)
 
     def answer_guide(self, ctx: TurnContext) -> Candidate:
         """Answer from the long guide excerpts, citing the one used."""
@@ -118,8 +115,7 @@ class Executor:
             "executor", msgs, GuideAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="guide")
         source = chunks[out.source - 1] if 1 <= out.source <= len(chunks) else None
         step.update(answer=out.answer, source=_cite(source))
-        return Candidate(iteration=ctx.trace.iteration, route="guide", answer=out.answer, source=source,
-                         exchange=_exchange(msgs, out))
+        return Candidate(iteration=ctx.trace.iteration, route="guide", answer=out.answer, source=source)
 
     def propose_operation(self, ctx: TurnContext) -> Candidate:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
@@ -256,12 +252,6 @@ def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:
             "writes": s.writes, "target": nickname if s.writes else None, "others_named": others,
             "dry_run": res.dry_run, "outcome": str(res.outcome), "message": res.message,
             "diff": [c.model_dump() for c in res.diff]}
-
-
-def _exchange(msgs: list[Message], out: BaseModel) -> list[Message]:
-    """The call's prompt and its reply as the engine produced it (compact JSON in the schema's key order, as
-    the grammar made the model write it): a prefix the engine still holds in the slot that answered."""
-    return [*msgs, ("assistant", out.model_dump_json())]
 
 
 def _answer_stream(ctx: TurnContext) -> Callable[[str], None] | None:

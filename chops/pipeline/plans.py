@@ -90,7 +90,7 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
 
     if changes and passed and wait_for_yes and confirmation is not None and conversation_id is not None \
             and not policy:
-        question, pending = confirmation.offer(ctx, _calls(doable), doable_dry().diff,
+        question, pending = confirmation.offer(ctx, _calls(doable), doable_dry(),
                                                conversation_id=conversation_id, key=key, lang=lang)
         return done([question], PENDING_OUTCOME, pending=pending)
     if changes and (not passed or wait_for_yes or policy):

@@ -265,9 +265,14 @@ PENDING_REPLIES = {
 }
 
 
-def change_lines(steps: list[tuple[Any, dict[str, Any]]], diff: list[Any], lang: str) -> str:
-    """What a plan will change: one line per operation with its values, then one per changed value."""
-    lines = [f"- {_request(op, args, lang)}" for op, args in steps]
+def change_lines(steps: list[tuple[Any, dict[str, Any]]], diff: list[Any], lang: str,
+                 notes: list[str] | None = None) -> str:
+    """What a plan will change: one line per operation with its values (and, in the domain's own language, its
+    dry run's message, which says it in words: "Desk Lamp (brightness: medium -> high)", where the values are
+    ids), then one per changed value."""
+    said = notes if notes and lang == SOURCE_LANGUAGE else []
+    lines = [f"- {_request(op, args, lang)}" + (f"\n  {said[i].strip()}" if i < len(said) and said[i].strip() else "")
+             for i, (op, args) in enumerate(steps)]
     return "\n".join(lines + [f"  • {_change_text(c)}" for c in diff])
 
 

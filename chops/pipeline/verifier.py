@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from chops.domain.outcomes import Outcome
-from chops.llm import LLM, Message
+from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext, dumps
 from chops.pipeline.lookups import observation_lines
 from chops.pipeline.prompting import clip, fragment, messages
@@ -111,18 +110,20 @@ class Verifier:
             cand.score, cand.reason = ctx.verdicts[key]
             step = ctx.trace.step("verifier", route=cand.route, reused=True)
         else:
-            prompt = self._prompt(ctx, cand)
+            # Two short rubrics instead of one long one: a small model follows a focused prompt better.
+            prompt = "pipeline_verify_operation" if cand.operation else "pipeline_verify_answer"
+            fill = {"history": ctx.history_section(turns=2), "request": ctx.text, "evidence": evidence(ctx, cand)}
             quick = None
             mode = self.settings.verifier_reason
             if mode == "on_fail" or (mode == "operations" and cand.operation):
-                msgs = prompt(fragment("score_only"))
+                msgs = messages(prompt, **{**fill, "evidence": fill["evidence"] + fragment("score_only")})
                 quick, step = ctx.trace.call("verifier", lambda lg: self.llm.structured(
                     "verifier", msgs, Score, ledger=lg), route=cand.route, quick=True)
                 cand.score, cand.reason = quick.score, ""
             if quick is None or quick.score < cand.threshold:
-                msgs = prompt("")
+                msgs = messages(prompt, **fill)
                 verdict, step = ctx.trace.call("verifier", lambda lg: self.llm.structured(
-                    "verifier", msgs, Verdict, ledger=lg), route=cand.route, continued=self._continues(cand))
+                    "verifier", msgs, Verdict, ledger=lg), route=cand.route)
                 cand.score, cand.reason = verdict.score, clip(verdict.reason, 300)  # a rambling reason stays short
                 if quick is not None:
                     step["quick_score"] = quick.score
@@ -130,25 +131,6 @@ class Verifier:
         passed = cand.score >= cand.threshold
         step.update(score=cand.score, threshold=round(cand.threshold, 3), reason=cand.reason, passed=passed)
         return passed
-
-
-    def _continues(self, cand: Candidate) -> bool:
-        return self.settings.verifier_continues and bool(cand.exchange) and not cand.steps
-
-    def _prompt(self, ctx: TurnContext, cand: Candidate) -> Callable[[str], list[Message]]:
-        """The verifier's messages, given what ends them ("" or the score-only line).
-
-        An answer with its executor exchange, when ``verifier_continues``: that exchange and then the check as
-        one more user message. The engine still holds the exchange in the slot that answered, so it reads only
-        the check (a guide answer's verifier otherwise read the excerpt and the message again: ~300 tokens,
-        3-4 s on two cores). Otherwise one of two short rubrics (a small model follows a focused prompt
-        better) over the evidence (``evidence``)."""
-        if self._continues(cand):
-            check = fragment("verify_continue")
-            return lambda end: [*cand.exchange, ("user", check + end)]
-        name = "pipeline_verify_operation" if cand.operation else "pipeline_verify_answer"
-        fill = {"history": ctx.history_section(turns=2), "request": ctx.text, "evidence": evidence(ctx, cand)}
-        return lambda end: messages(name, **{**fill, "evidence": fill["evidence"] + end})
 
 
 def identity(cand: Candidate) -> str:

@@ -94,6 +94,8 @@ def test_the_executors_item_change_of_a_delivered_order_runs_as_its_exchange(sho
     step = next(s for s in result.trace["steps"] if s.get("switched"))
     assert step["switched"] == [{"from": "modify_pending_order_items", "to": "exchange_delivered_order_items"}]
     assert "Kettle (material: glass -> enamel)" in prompt_text(llm, "verifier")  # the dry run of the exchange
+    # The customer is asked about the change in words, not only in ids.
+    assert "Kettle (material: glass -> enamel)" in result.reply and "Shall I go ahead?" in result.reply
 
 
 def test_the_order_to_read_is_the_one_holding_what_the_message_mentions():

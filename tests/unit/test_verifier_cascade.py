@@ -112,26 +112,3 @@ def test_without_keeping_the_route_every_retry_asks_the_model_classifier(engine,
     assert [c[0] for c in llm.calls] == ["executor", "verifier", "classifier", "executor", "verifier"]
     assert res.iterations == 2
 
-
-def test_a_continuing_verifier_reads_the_executors_exchange_then_only_the_check(engine):
-    from tests.unit.pipeline_support import call, to_guide, to_system
-
-    agent, llm = make_agent(engine, verifier_continues=True)
-    to_guide(llm)
-    llm.enqueue("executor", {"source": 1, "answer": "Yes, until the deadline."})
-    llm.enqueue("verifier", verdict(9, "asks a question; the excerpt says so"))
-    res = agent.handle("demo_leader", "Can I upload answer sheets late?", turn_key="c:1")
-    assert res.reply.startswith("Yes, until the deadline.") and verifier_steps(res)[0]["continued"]
-    executor_msgs = [c[1] for c in llm.calls if c[0] == "executor"][0]
-    verifier_msgs = [c[1] for c in llm.calls if c[0] == "verifier"][0]
-    # The executor's prompt unchanged (the engine's cached prefix), its reply as it wrote it, then the check.
-    assert verifier_msgs[:-2] == executor_msgs
-    assert verifier_msgs[-2] == ("assistant", '{"source":1,"answer":"Yes, until the deadline."}')
-    assert verifier_msgs[-1][0] == "user" and verifier_msgs[-1][1].startswith("Now check that answer")
-    # A proposed operation is judged on its dry run by the operation rubric, as before.
-    to_system(llm)
-    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=40)).enqueue("verifier", verdict(9))
-    write = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:2")
-    assert write.committed and not verifier_steps(write)[0].get("continued")
-    assert "Platform result (not saved)" in llm.calls[-1][1][-1][1]
-    assert llm.pending() == {}
