@@ -23,6 +23,10 @@ CHOICES_WHERE = "choices_where"
 # With ``CHOICES_FROM``: the record key that lists a value's names (an order's item names). When the message
 # names no id but mentions some of those names ("the desk lamp I got"), only the values it mentions are offered.
 CHOICES_MENTIONED = "choices_mentioned"
+# A list argument whose values pair, position by position, with another's: ``{"partner": argument, "by": the
+# record key both share, "in": the argument naming the record the values are listed in}``. A swap's old lines
+# are the lines of the new items' products in the order (``chops.pipeline.choices.paired``).
+CHOICES_PAIRED = "choices_paired"
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,10 @@ class Operation:
         """``{argument name: the record key of its values' names}`` for the fields that declare
         ``CHOICES_MENTIONED``."""
         return {arg: str(x[CHOICES_MENTIONED]) for arg, x in self._extras().items() if x.get(CHOICES_MENTIONED)}
+
+    def choice_pairs(self) -> dict[str, dict[str, str]]:
+        """``{argument name: its CHOICES_PAIRED declaration}``."""
+        return {arg: dict(x[CHOICES_PAIRED]) for arg, x in self._extras().items() if x.get(CHOICES_PAIRED)}
 
     def _extras(self) -> dict[str, dict[str, Any]]:
         """``{argument name: its field's json_schema_extra}`` (empty for a field without one)."""

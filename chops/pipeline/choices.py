@@ -174,3 +174,53 @@ def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> 
             if instead is not None:
                 return instead
     return None
+
+
+def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[str, Any] | None:
+    """``args`` with each paired argument (``CHOICES_PAIRED``) derived from its partner, or None when nothing
+    changes or it cannot be derived. For each partner value (a new item), the first unused value (an order
+    line) of the record ``args[in]`` names that shares its ``by`` (the product): a 1.5B model chose the right
+    new items but put the headphones' line beside the keyboard's variant, or one line twice."""
+    sources = list(sources)
+    out = dict(args)
+    for arg, pair in op.choice_pairs().items():
+        partners, within = args.get(pair["partner"]), args.get(pair["in"])
+        if not isinstance(partners, list) or not partners or within is None:
+            continue
+        groups = record_fields(sources, {pair["by"]})[pair["by"]]
+        holders = [node for data in sources for node in _records(data) if str(within) in _scalars(node)]
+        lines = [v for node in holders for path in op.choice_keys()[arg] for v in _values(node, path)]
+        derived: list[str] = []
+        taken: set[int] = set()  # each line once: an item on two lines may be changed twice
+        for new in partners:
+            group = groups.get(str(new))
+            at = next((i for i, line in enumerate(lines) if i not in taken and group is not None
+                       and groups.get(line) == group), None)
+            if at is None:
+                return None  # a new item of a product the record does not hold: left as proposed
+            taken.add(at)
+            derived.append(lines[at])
+        out[arg] = derived
+    return out if out != args else None
+
+
+def _records(data: Any) -> Iterator[dict]:
+    """Every mapping in ``data``, at any depth."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+
+
+def _scalars(node: dict) -> set[str]:
+    return {str(v) for v in node.values() if _scalar(v)}
+
+
+def _values(data: Any, path: str) -> list[str]:
+    """``values_at`` without the de-duplication: an order lists an item once per line."""
+    first, *rest = path.split(".")
+    return [v for node in _under(data, first) for leaf in _descend(node, rest) for v in _ids(leaf)]

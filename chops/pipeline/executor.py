@@ -28,7 +28,7 @@ from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.choices import arg_options, counterpart, typed_ids
+from chops.pipeline.choices import arg_options, counterpart, paired, typed_ids
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.lookups import (
@@ -217,6 +217,10 @@ class Executor:
             if instead in self.operations:  # the same change for the state the order is in (choices.counterpart)
                 step.setdefault("switched", []).append({"from": name, "to": instead})
                 name = instead
+            repaired = paired(self.operations[name], proposed, seen)
+            if repaired is not None:  # the old lines of the new items' products (choices.paired)
+                step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": repaired})
+                proposed = repaired
             args, dropped = ground_args(proposed, ctx.user_texts, known)
             if any((s.operation, s.args) == (name, args) for s in steps):
                 continue  # the same call twice is one change

@@ -346,3 +346,41 @@ def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names
     named = {(op, arg): v for op, arg, v in arg_options(swap, sources, (), "a red lamp instead, please")}
     assert named[("exchange_delivered_order_items", "item_ids")] == ("111",)
     assert named[("exchange_delivered_order_items", "new_item_ids")] == ("333", "444")  # not the mug's 555
+
+
+def test_a_swaps_old_lines_are_the_lines_of_the_new_items_products():
+    from chops.pipeline.choices import paired
+
+    mug = {"product_id": "p2", "name": "Mug", "variants": {"555": "blue; $5.00; available"}}
+    sources = [PROFILE, ORDER, PRODUCT, mug]
+    exchange = OPERATIONS["exchange_delivered_order_items"]
+    swap = {"order_id": "#W1000001", "item_ids": ["222", "111"], "new_item_ids": ["333", "555"],
+            "payment_method_id": "gift_card_1"}
+    assert paired(exchange, swap, sources) == {**swap, "item_ids": ["111", "222"]}  # crossed pairs put right
+    assert paired(exchange, {**swap, "item_ids": ["111", "111"]}, sources)["item_ids"] == ["111", "222"]
+    assert paired(exchange, {**swap, "item_ids": ["111", "222"]}, sources) is None  # already right
+    # A new item of a product the order does not hold, an order not looked up, or no new items: as proposed.
+    assert paired(exchange, {**swap, "new_item_ids": ["333", "999"]}, sources) is None
+    assert paired(exchange, {**swap, "order_id": "#W1000002"}, sources) is None
+    assert paired(exchange, {**swap, "new_item_ids": None}, sources) is None
+    two_lamps = {**ORDER, "items": [ORDER["items"][0], ORDER["items"][0]]}  # one item on two lines
+    assert paired(exchange, {**swap, "item_ids": ["111"], "new_item_ids": ["333", "444"]},
+                  [two_lamps, PRODUCT])["item_ids"] == ["111", "111"]
+    assert paired(OPERATIONS["return_delivered_order_items"], {**swap}, sources) is None  # declares no pairs
+
+
+def test_the_executors_crossed_swap_runs_with_the_lines_of_its_new_items(shop):  # noqa: F811
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["s-silk-red"],
+                                 new_item_ids=["k-red-1l"], payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    # (The message names no item, so every line is offered and the model can cross them.)
+    result = agent.handle(MIA, "Swap the first thing in #T0000003 for the enamel option, gift card for the difference",
+                          turn_key="p:1", conversation_id="p")
+    assert result.outcome == "pending_confirmation" and result.args["item_ids"] == ["k-glass-1l"]
+    step = next(s for s in result.trace["steps"] if s.get("paired"))
+    assert step["paired"][0]["proposed"]["item_ids"] == ["s-silk-red"]
+    assert llm.pending() == {}
