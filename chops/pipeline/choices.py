@@ -76,9 +76,7 @@ def _scalar(value: Any) -> bool:
 
 def values_at(data: Any, path: str) -> list[str]:
     """The values ``path`` (see the module docstring) finds in ``data``, first seen first, each once."""
-    first, *rest = path.split(".")
-    found = (v for node in _under(data, first) for leaf in _descend(node, rest) for v in _ids(leaf))
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(_values(data, path)))
 
 
 # An id as people type one: a run of letters, digits, '#', '_' or '-' holding a digit ("#W0001", "gift_card_7").
@@ -97,18 +95,12 @@ def record_fields(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict
     source's record wins, so an order looked up this turn counts over the profile's overview."""
     found: dict[str, dict[str, Any]] = {key: {} for key in keys}
     for data in sources:
-        stack = [data]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, dict):
-                for key, fields in found.items():
-                    if node.get(key) is not None:
-                        fields.update((str(v), node[key]) for v in node.values() if _scalar(v))
-                        # and the keys of a mapping it holds: a product's variants, keyed by item id
-                        fields.update((str(k), node[key]) for v in node.values() if isinstance(v, dict) for k in v)
-                stack.extend(node.values())
-            elif isinstance(node, (list, tuple)):
-                stack.extend(node)
+        for node in _records(data):
+            for key, fields in found.items():
+                if node.get(key) is not None:
+                    fields.update((value, node[key]) for value in _scalars(node))
+                    # and the keys of a mapping it holds: a product's variants, keyed by item id
+                    fields.update((str(k), node[key]) for v in node.values() if isinstance(v, dict) for k in v)
     return found
 
 
