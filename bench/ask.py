@@ -25,8 +25,9 @@ median of the per-case latency ratios. ``--vs-executor-tiers``: the executor on 
 ``--vs-no-router``: the embedding router off (every route decided by the model classifier, the way
 before the router). ``--vs-previous``: the settings before issue 23's second step (``bench/previous.py``;
 keys this branch's settings lack are skipped and named), with a guide index of its own when its chunk
-sizes differ. ``--vs-settings verifier_reason=first``: any settings changed. An engine of its own per setting keeps their prompt caches apart (on a shared one, the
-later run of a pair found the request's own tokens cached by the earlier one). Use ``--repeats 1`` for
+sizes differ. ``--vs-settings verifier_reason=first``: any settings changed. An engine of its own per
+setting keeps their prompt caches apart (on a shared one, the later run of a pair found the request's own
+tokens cached by the earlier one). Use ``--repeats 1`` for
 latencies: a second repeat finds its own earlier prompts cached. The paper's C-E-V with gpt-3.5 spent 30.1k input characters
 per request; the target is a quarter.
 """

@@ -28,9 +28,9 @@ OrderId = Annotated[str, BeforeValidator(_order_id), Field(max_length=64)]
 # "The desk lamp I got" offers only the orders holding a Desk Lamp (the profile's ``statuses`` rows list each
 # order's item ``names``): the 1.5B, the overview in view, read or changed another order.
 ORDERS = {CHOICES_FROM: ["orders", "order_id"], CHOICES_MENTIONED: "names"}
-# The order states each write needs (``writes._need_status``): the grammar offers only such orders.
+# The order state each swap takes: an item change proposed for an order in the other state runs as that
+# state's swap (``Operation.counterparts``, ``chops.pipeline.choices.counterpart``).
 PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending"]}}
-STILL_PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending", "pending (item modified)"]}}
 DELIVERED = {**ORDERS, CHOICES_WHERE: {"status": ["delivered"]}}
 # The lines of a looked-up order and a looked-up product's variants (keyed by item id); the ones of the products
 # the message names when it names some: the 1.5B paired the headphones with a keyboard's variant.
@@ -101,7 +101,7 @@ class CancelArgs(Args):
     """Arguments of cancel_pending_order."""
 
     order_id: OrderId = Field(description="the id of the pending order to cancel, e.g. '#W0000000'",
-                              json_schema_extra=PENDING)
+                              json_schema_extra=ORDERS)
     reason: Text = Field(description="why: exactly 'no longer needed' or 'ordered by mistake'")
 
 
@@ -125,14 +125,13 @@ class OrderAddressArgs(AddressArgs):
     """Arguments of modify_pending_order_address."""
 
     order_id: OrderId = Field(description="the id of the pending order to ship elsewhere, e.g. '#W0000000'",
-                              json_schema_extra=STILL_PENDING)
+                              json_schema_extra=ORDERS)
 
 
 class PaymentArgs(Args):
     """Arguments of modify_pending_order_payment."""
 
-    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'",
-                              json_schema_extra=STILL_PENDING)
+    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=ORDERS)
     payment_method_id: Id = Field(description="the customer's payment method to pay with instead, e.g. "
                                               "'gift_card_0000000' or 'credit_card_0000000'", json_schema_extra=METHODS)
 
@@ -159,8 +158,7 @@ class ExchangeArgs(SwapArgs):
 class ReturnArgs(Args):
     """Arguments of return_delivered_order_items."""
 
-    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'",
-                              json_schema_extra=DELIVERED)
+    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'", json_schema_extra=ORDERS)
     item_ids: ItemIds = Field(description="the item ids of the order's lines to return; an id twice for two lines "
                                           "of the same item", json_schema_extra=ORDER_ITEMS)
     payment_method_id: Id = Field(description="where the refund goes: the order's original payment method or one "

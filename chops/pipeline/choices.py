@@ -38,15 +38,7 @@ Options = tuple[tuple[str, str, tuple[str, ...]], ...]
 
 def _under(data: Any, key: str) -> Iterator[Any]:
     """Every value stored under ``key`` in ``data``, at any depth."""
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if key in node:
-                yield node[key]
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
+    return (node[key] for node in _records(data) if key in node)
 
 
 def _descend(node: Any, keys: list[str]) -> Iterator[Any]:

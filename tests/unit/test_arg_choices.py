@@ -80,14 +80,20 @@ def test_an_item_change_of_a_delivered_order_is_its_exchange_and_the_other_way_r
                        [*sources, {"order_id": "#W1000002", "status": "delivered"}]) == "exchange_delivered_order_items"
 
 
-def test_the_executors_item_change_of_a_delivered_order_runs_as_its_exchange(shop):  # noqa: F811
-    agent, _, llm = shop
+def script_kettle_swap(llm, operation: str, item_ids: list[str]) -> None:
+    """The executor reads #T0000003 and the kettle's product, then proposes ``operation`` of ``item_ids`` for the
+    enamel kettle; the verifier passes it."""
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
     llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
-    llm.enqueue("executor", call("modify_pending_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
-                                 new_item_ids=["k-red-1l"], payment_method_id="gift_card_mia"))
+    llm.enqueue("executor", call(operation, order_id="#T0000003", item_ids=item_ids, new_item_ids=["k-red-1l"],
+                                 payment_method_id="gift_card_mia"))
     llm.enqueue("verifier", verdict(9))
+
+
+def test_the_executors_item_change_of_a_delivered_order_runs_as_its_exchange(shop):  # noqa: F811
+    agent, _, llm = shop
+    script_kettle_swap(llm, "modify_pending_order_items", ["k-glass-1l"])
     result = agent.handle(MIA, "Please swap the glass kettle from #T0000003 for the enamel one, gift card for the "
                           "difference", turn_key="x:1", conversation_id="x")
     assert result.outcome == "pending_confirmation" and result.operation == "exchange_delivered_order_items"
@@ -371,12 +377,7 @@ def test_a_swaps_old_lines_are_the_lines_of_the_new_items_products():
 
 def test_the_executors_crossed_swap_runs_with_the_lines_of_its_new_items(shop):  # noqa: F811
     agent, _, llm = shop
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
-    llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
-    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["s-silk-red"],
-                                 new_item_ids=["k-red-1l"], payment_method_id="gift_card_mia"))
-    llm.enqueue("verifier", verdict(9))
+    script_kettle_swap(llm, "exchange_delivered_order_items", ["s-silk-red"])
     # (The message names no item, so every line is offered and the model can cross them.)
     result = agent.handle(MIA, "Swap the first thing in #T0000003 for the enamel option, gift card for the difference",
                           turn_key="p:1", conversation_id="p")

@@ -88,7 +88,8 @@ def test_operations_mode_scores_an_operation_alone_and_reasons_about_an_answer(e
     assert llm.pending() == {}
 
 
-def test_a_retry_keeps_the_route_the_router_was_sure_of_and_the_third_attempt_asks_the_model(engine, router):  # noqa: F811
+def test_a_retry_keeps_the_route_the_router_was_sure_of_and_the_third_attempt_asks_the_model(
+        engine, router):  # noqa: F811
     agent, llm = make_agent(engine, router=router, router_keeps_route=True)
     llm.enqueue("executor", {"answer": "Your limit is 99."}).enqueue("verifier", verdict(2, "wrong number"))
     llm.enqueue("executor", {"answer": "Your limit is 98."}).enqueue("verifier", verdict(2, "still wrong"))
