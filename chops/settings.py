@@ -199,6 +199,10 @@ class Settings(BaseSettings):
         "'on_fail': a score alone first, and only a score under the pass mark asks for the reasoned verdict, "
         "which then decides (a pass costs ~5 generated tokens instead of ~30; python -m bench.ask --vs-previous); "
         "'operations': on_fail for a proposed operation (judged on its dry run), first for an answer")
+    guide_profile: Literal["always", "unsure"] = Field(
+        default="unsure", description="when the guide executor also sees the sender's profile: 'always', or "
+        "'unsure': only when the embedding router was not sure of the guide route (a question about one's own "
+        "details that reached the guides still gets answered; a sure guide question reads ~120 tokens less)")
     router_keeps_route: bool = Field(
         default=True, description="a retry after a rejection keeps the route the embedding router was sure of "
         "(the feedback goes to the executor); from the third attempt the model classifier re-routes with the "

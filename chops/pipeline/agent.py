@@ -80,7 +80,8 @@ class Agent:
         self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1,
                                      router=router, keep_route=settings.router_keeps_route)
         self.executor = Executor(llm, api, self.retriever, self.operations, ops_text, steps=settings.executor_steps,
-                                 tools=tools, layout=settings.tool_layout, id_choices=settings.id_choices)
+                                 tools=tools, layout=settings.tool_layout, id_choices=settings.id_choices,
+                                 guide_profile=settings.guide_profile)
         self.verifier = Verifier(llm, settings) if arch.startswith("cev") else None
         self.chooser = Chooser(llm)
 

@@ -132,6 +132,10 @@ class TurnContext:
     refusal_redone: bool = False  # a refused plan was already redone once this turn (Agent)
     barred: set[str] = field(default_factory=set)  # operations refused against a precondition: not offered again
 
+    def router_sure_of(self, route: str) -> bool:
+        """True when this attempt's route came from the embedding router, sure of it (``chops.router``)."""
+        return self.routed is not None and self.routed.sure and self.routed.route == route
+
     @property
     def user_texts(self) -> list[str]:
         """Every user message of the conversation, newest first (grounding looks at all of them)."""

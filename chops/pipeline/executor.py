@@ -50,11 +50,12 @@ class Executor:
 
     def __init__(self, llm: LLM, api: SystemApi, retriever: Retriever, operations: Mapping[str, Operation],
                  operations_text: str, *, steps: int = 8, tools: ToolRanker | None = None,
-                 layout: str = "cached", id_choices: bool = True) -> None:
+                 layout: str = "cached", id_choices: bool = True, guide_profile: str = "always") -> None:
         """``steps``: the model steps one attempt on the operations route may take (look-ups, then the plan);
         ``tools`` (None: every operation, always) picks each turn's short list; ``layout`` (``cached`` or
         ``inline``) says where the prompt shows it (module docstring); ``id_choices``: id arguments are
-        picked among the ids seen (``chops.pipeline.choices``)."""
+        picked among the ids seen (``chops.pipeline.choices``); ``guide_profile``: when a guide answer's
+        prompt holds the profile (``Settings.guide_profile``)."""
         self.llm = llm
         self.api = api
         self.retriever = retriever
@@ -65,6 +66,7 @@ class Executor:
         self.steps = steps if self.observing else 1
         self.tools = tools if tools is not None and tools.top_k > 0 else None  # k 0: every operation, as ever
         self.inline = self.tools is not None and layout == "inline"
+        self.guide_profile = guide_profile
         self.id_choices = id_choices
 
     @property
@@ -106,9 +108,12 @@ class Executor:
     def answer_guide(self, ctx: TurnContext) -> Candidate:
         """Answer from the long guide excerpts, citing the one used."""
         chunks, rendered = self.retriever.long_text(ctx)
-        # The profile too: a question level 1 wrongly sent here ("am I a team leader?") still gets answered.
+        # The profile too, unless the router was sure this is a guide question: one the model classifier wrongly
+        # sent here ("am I a team leader?") still gets answered, and a sure one reads ~120 tokens less.
+        mine = self.guide_profile == "always" or not ctx.router_sure_of("guide")
+        profile = fragment("profile_section", profile=ctx.profile_text()) if mine else ""
         msgs = messages("pipeline_execute_guide", history=ctx.history_section(), feedback=ctx.feedback_section(),
-                        profile=ctx.profile_text(), chunks=rendered, request=ctx.text,
+                        profile=profile, chunks=rendered, request=ctx.text,
                         demonstrations=demonstrations_section(ctx.demonstrations, "guide"),
                         language=ctx.language_section())
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(

@@ -113,3 +113,20 @@ def test_without_keeping_the_route_every_retry_asks_the_model_classifier(engine,
     assert [c[0] for c in llm.calls] == ["executor", "verifier", "classifier", "executor", "verifier"]
     assert res.iterations == 2
 
+
+
+@pytest.mark.parametrize("guide_profile", ["unsure", "always"])
+def test_a_guide_answer_reads_the_profile_only_when_the_router_was_not_sure_of_the_guide_route(
+        engine, router, guide_profile):  # noqa: F811
+    from tests.unit.pipeline_support import to_guide
+
+    agent, llm = make_agent(engine, router=router, guide_profile=guide_profile)
+    llm.enqueue("executor", {"source": 1, "answer": "Open the upload page."}).enqueue("verifier", verdict(9))
+    agent.handle("demo_leader", "how do i upload sheets", turn_key="g:1")  # the router is sure: guide
+    to_guide(llm)  # the router is not sure of this one: the model classifier routes it
+    llm.enqueue("executor", {"source": 1, "answer": "Open the upload page."}).enqueue("verifier", verdict(9))
+    agent.handle("demo_leader", "zebra quantum marmalade", turn_key="g:2")
+    prompts = [c[1][-1][1] for c in llm.calls if c[0] == "executor"]
+    assert ["Sender's profile:" in p for p in prompts] == [guide_profile == "always", True]
+    assert all("Guide excerpts:" in p for p in prompts)
+    assert llm.pending() == {}
