@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from chops.domain.operations import CHOICES_FROM, CHOICES_MENTIONED, CHOICES_PAIRED, CHOICES_WHERE
+from chops.domain.operations import CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH, CHOICES_PAIRED, CHOICES_WHERE
 
 MAX_ITEMS = 50  # item ids in one request (the largest order in the data has 5 lines)
 _BARE_ORDER_ID = re.compile(r"[Ww]\d+")
@@ -35,7 +35,9 @@ DELIVERED = {**ORDERS, CHOICES_WHERE: {"status": ["delivered"]}}
 # The lines of a looked-up order and a looked-up product's variants (keyed by item id); the ones of the products
 # the message names when it names some: the 1.5B paired the headphones with a keyboard's variant.
 ORDER_ITEMS = {CHOICES_FROM: ["items.item_id"], CHOICES_MENTIONED: "name"}
-VARIANTS = {CHOICES_FROM: ["variants"], CHOICES_MENTIONED: "name"}
+# A swap's new items, one variant of each product named: for a keyboard and a thermostat the 1.5B wrote the
+# keyboard's variant twice, which no line pairs with.
+NEW_ITEMS = {CHOICES_FROM: ["variants"], CHOICES_MENTIONED: "name", CHOICES_ONE_EACH: True}
 # A swap's old lines are the order's lines of the new items' products, position by position.
 SWAPPED_LINES = {**ORDER_ITEMS, CHOICES_PAIRED: {"partner": "new_item_ids", "by": "product_id", "in": "order_id"}}
 PRODUCTS = {CHOICES_FROM: ["product_id", "products"]}
@@ -143,7 +145,7 @@ class SwapArgs(Args):
     item_ids: ItemIds = Field(description="the item ids of the order's lines to change; an id twice for two "
                                           "lines of the same item", json_schema_extra=SWAPPED_LINES)
     new_item_ids: ItemIds = Field(description="the new item id for each item in item_ids, same position, an "
-                                              "available variant of the same product", json_schema_extra=VARIANTS)
+                                              "available variant of the same product", json_schema_extra=NEW_ITEMS)
     payment_method_id: Id = Field(description="the customer's payment method that pays or receives the price "
                                               "difference, e.g. 'gift_card_0000000'", json_schema_extra=METHODS)
 

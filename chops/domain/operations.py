@@ -27,6 +27,9 @@ CHOICES_MENTIONED = "choices_mentioned"
 # record key both share, "in": the argument naming the record the values are listed in}``. A swap's old lines
 # are the lines of the new items' products in the order (``chops.pipeline.choices.paired``).
 CHOICES_PAIRED = "choices_paired"
+# With ``CHOICES_MENTIONED`` on a list argument: when the message mentions two or three of the names, each position
+# takes a value of another name (a swap's new items: one variant of each product named, any of them left out).
+CHOICES_ONE_EACH = "choices_one_each"
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,10 @@ class Operation:
     def choice_pairs(self) -> dict[str, dict[str, str]]:
         """``{argument name: its CHOICES_PAIRED declaration}``."""
         return {arg: dict(x[CHOICES_PAIRED]) for arg, x in self._extras().items() if x.get(CHOICES_PAIRED)}
+
+    def choice_one_each(self) -> frozenset[str]:
+        """The argument names that declare ``CHOICES_ONE_EACH``."""
+        return frozenset(arg for arg, x in self._extras().items() if x.get(CHOICES_ONE_EACH))
 
     def _extras(self) -> dict[str, dict[str, Any]]:
         """``{argument name: its field's json_schema_extra}`` (empty for a field without one)."""

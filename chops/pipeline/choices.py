@@ -32,8 +32,10 @@ from typing import Any
 
 from chops.domain.operations import Operation
 
-# (operation, argument, the values it may take), in a hashable form: the plan schema is cached on it.
-Options = tuple[tuple[str, str, tuple[str, ...]], ...]
+# (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
+# message mentions, else ()), in a hashable form: the plan schema is cached on it.
+Options = tuple[tuple[str, str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...]
+MAX_ONE_EACH = 3  # names a one-each list may combine: 7 orders of them in the grammar; more stay a plain list
 
 
 def _under(data: Any, key: str) -> Iterator[Any]:
@@ -130,19 +132,38 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
     data and the conversation's look-up results) hold, then the ids the customer ``typed``; an argument with no
     value found in ``sources`` is left out (free text). One that also declares where its values' names are
     (``CHOICES_MENTIONED``) keeps, when the current ``message`` mentions some of those names, only the values
-    it mentions (``mentioned``), and the typed ones."""
+    it mentions (``mentioned``), and the typed ones; grouped by name when it declares ``CHOICES_ONE_EACH``
+    (``one_each``). A pair's partner leaves out the lines that could only pair with themselves (``own_lines``)."""
     operations, sources, typed = list(operations), list(sources), list(typed)
     fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
     out = []
     for op in operations:
         names = op.choice_names()
+        found: dict[str, list[str]] = {}
+        said: dict[str, list[str]] = {}
         for arg, paths in sorted(op.choice_keys().items()):
             values = list(dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path)))
             if values:
-                if arg in names:
-                    values = mentioned(values, fields[names[arg]], message) or values
-                out.append((op.name, arg, tuple(dict.fromkeys([*values, *typed]))))
+                said[arg] = mentioned(values, fields[names[arg]], message) if arg in names else []
+                found[arg] = said[arg] or values
+        # The record a pair is in: the one offered, or the one typed among those offered ("#W… has a lamp…").
+        records = {arg: [v for v in values if v in typed] or values for arg, values in found.items()}
+        excluded = own_lines(op, records, sources)
+        for arg, values in found.items():
+            values = [v for v in values if v not in excluded.get(arg, ())] or values
+            named = [v for v in said[arg] if v in values]
+            groups = one_each(named, fields[names[arg]]) if arg in op.choice_one_each() else ()
+            out.append((op.name, arg, tuple(dict.fromkeys([*values, *typed])), groups))
     return tuple(out)
+
+
+def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """``values`` grouped by their name, first seen first, when they have two to ``MAX_ONE_EACH`` names; else ()
+    (one name, or none: the list stays free in length, as two lines of the same item may both change)."""
+    groups: dict[str, list[str]] = {}
+    for v in values:
+        groups.setdefault(str(names.get(v)), []).append(v)
+    return tuple(tuple(g) for g in groups.values()) if 2 <= len(groups) <= MAX_ONE_EACH else ()
 
 
 def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
@@ -172,8 +193,7 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
         if not isinstance(partners, list) or not partners or within is None:
             continue
         groups = record_fields(sources, {pair["by"]})[pair["by"]]
-        holders = [node for data in sources for node in _records(data) if str(within) in _scalars(node)]
-        lines = [v for node in holders for path in op.choice_keys()[arg] for v in _values(node, path)]
+        lines = _lines(op, arg, within, sources)
         derived: list[str] = []
         taken: set[int] = set()  # each line once: an item on two lines may be changed twice
         for new in partners:
@@ -186,6 +206,28 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
             derived.append(lines[at])
         out[arg] = derived
     return out if out != args else None
+
+
+def _lines(op: Operation, arg: str, within: Any, sources: list[Any]) -> list[str]:
+    """The values of ``arg`` (an order's lines) in the record whose id is ``within``, once per line."""
+    holders = [node for data in sources for node in _records(data) if str(within) in _scalars(node)]
+    return [v for node in holders for path in op.choice_keys()[arg] for v in _values(node, path)]
+
+
+def own_lines(op: Operation, options: dict[str, list[str]], sources: list[Any]) -> dict[str, set[str]]:
+    """``{partner argument: values it must not take}``: when the record is known (one value offered for the pair's
+    ``in``), each of its lines that is the only line of its ``by`` group (the order's one keyboard) can only pair
+    with itself, and a swap to the item it already is the platform refuses ("choose a different option"): the
+    1.5B, offered them first, chose them. With two lines of one product, each may become the other."""
+    out: dict[str, set[str]] = {}
+    for arg, pair in op.choice_pairs().items():
+        within = options.get(pair["in"], ())
+        if len(within) != 1:
+            continue
+        groups = record_fields(sources, {pair["by"]})[pair["by"]]
+        lines = _lines(op, arg, within[0], sources)
+        out[pair["partner"]] = {v for v in lines if all(x == v for x in lines if groups.get(x) == groups.get(v))}
+    return out
 
 
 def _records(data: Any) -> Iterator[dict]:

@@ -10,10 +10,11 @@ returns a short reason and an integer score.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import combinations
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.pipeline.choices import Options
@@ -113,9 +114,22 @@ def _plain(typ: Any) -> Any:
     return typ
 
 
-def _nullable_args_model(op: Any, allowed: dict[str, tuple[str, ...]]) -> type[BaseModel]:
+def _one_each(values: tuple[str, ...], groups: tuple[tuple[str, ...], ...]) -> Any:
+    """A list of ``values`` whose grammar takes one value of each group, of any non-empty selection of the groups
+    in their order (``CHOICES_ONE_EACH``): for groups A and B, ``[a]``, ``[b]`` or ``[a, b]``. The JSON schema
+    is a union of tuples (llguidance decodes ``prefixItems`` with ``items: false`` as exactly those positions);
+    the value is a plain list of the allowed values."""
+    tuples = [{"type": "array", "prefixItems": [{"enum": list(g)} for g in chosen], "items": False,
+               "minItems": len(chosen), "maxItems": len(chosen)}
+              for n in range(1, len(groups) + 1) for chosen in combinations(groups, n)]
+    return Annotated[list[Literal[values]], WithJsonSchema({"anyOf": tuples})]  # type: ignore[valid-type]
+
+
+def _nullable_args_model(op: Any, allowed: dict[str, tuple[str, ...]],
+                         grouped: dict[str, tuple[tuple[str, ...], ...]]) -> type[BaseModel]:
     """The operation's arguments, keyed by their names, every one nullable; an argument in ``allowed`` may
-    only be one of its values (``chops.pipeline.choices``: an id copied from a look-up, never invented).
+    only be one of its values (``chops.pipeline.choices``: an id copied from a look-up, never invented), one
+    in ``grouped`` one value of each of its groups (``_one_each``).
 
     Nullable and required: the model must say ``null`` explicitly for a value the user did not give,
     which the Api then refuses as a missing argument (the honest result).
@@ -129,7 +143,9 @@ def _nullable_args_model(op: Any, allowed: dict[str, tuple[str, ...]]) -> type[B
         # string where the operation takes a list of item ids.
         union = get_origin(typ) in (Union, UnionType)
         base = _plain(next((a for a in get_args(typ) if a is not type(None)), typ) if union else typ)
-        if key in allowed:
+        if key in grouped and get_origin(base) is list:
+            base = _one_each(allowed[key], grouped[key])
+        elif key in allowed:
             choice = Literal[allowed[key]]  # type: ignore[valid-type]
             base = list[choice] if get_origin(base) is list else choice  # type: ignore[valid-type]
         fields[key] = (base | None, Field(..., description=info.description))
@@ -137,11 +153,12 @@ def _nullable_args_model(op: Any, allowed: dict[str, tuple[str, ...]]) -> type[B
 
 
 def _call_model(op: Any, options: Options) -> type[BaseModel]:
-    allowed = {arg: values for name, arg, values in options if name == op.name}
+    allowed = {arg: values for name, arg, values, _ in options if name == op.name}
+    grouped = {arg: groups for name, arg, _, groups in options if name == op.name and groups}
     return create_model(
         f"{op.name}Call", __config__=ConfigDict(extra="forbid"),
         operation=(Literal[op.name], ...),  # type: ignore[valid-type]
-        args=(_nullable_args_model(op, allowed), ...),
+        args=(_nullable_args_model(op, allowed, grouped), ...),
     )
 
 

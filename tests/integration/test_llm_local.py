@@ -106,3 +106,25 @@ def test_model_serve_is_an_openai_compatible_endpoint_with_a_key(tmp_path):
         os.environ.pop("CHOPS_TEST_SERVE_KEY", None)
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_one_each_list_takes_one_variant_of_each_product_even_when_told_to_repeat_one(local_llm):
+    """The swap grammar (``CHOICES_ONE_EACH``): the 1.5B wrote one product's variant twice; decoded with it, the
+    second position can only be the other product's."""
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.choices import arg_options
+    from chops.pipeline.schemas import plan_schema
+
+    exchange = OPERATIONS["exchange_delivered_order_items"]
+    order = {"order_id": "#W0000001", "status": "delivered",
+             "items": [{"name": "Rowing Machine", "product_id": "p1", "item_id": "1111111111"},
+                       {"name": "Yoga Mat", "product_id": "p2", "item_id": "2222222222"}]}
+    products = [{"name": "Rowing Machine", "product_id": "p1", "variants": {"1111111111": {}, "1111111112": {}}},
+                {"name": "Yoga Mat", "product_id": "p2", "variants": {"2222222222": {}, "2222222223": {}}}]
+    options = arg_options([exchange], [order, *products], (), "exchange my rowing machine and my yoga mat")
+    repeated = ('{"calls":[{"operation":"exchange_delivered_order_items","args":{"order_id":"#W0000001","item_ids":'
+                '["1111111111","2222222222"],"new_item_ids":["1111111112","1111111112"],"payment_method_id":null}}]}')
+    out = local_llm.structured("executor", [("user", f"Output exactly this JSON: {repeated}")],
+                               plan_schema((exchange,), False, options))
+    new = out.calls[0].args.new_item_ids
+    assert len(new) == 2 and new[0].startswith("1111") and new[1].startswith("2222"), new

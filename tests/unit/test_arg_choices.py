@@ -42,7 +42,7 @@ def test_ids_the_customer_typed_are_the_tokens_with_a_digit():
 
 
 def options_of(ops, sources, typed=()):
-    return {(op, arg): values for op, arg, values in arg_options(ops, sources, typed)}
+    return {(op, arg): values for op, arg, values, _ in arg_options(ops, sources, typed)}
 
 
 def test_each_id_argument_is_offered_what_its_keys_hold_plus_typed_ids():
@@ -349,9 +349,50 @@ def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names
     swap = (OPERATIONS["exchange_delivered_order_items"],)
     offered = options_of(swap, sources)
     assert offered[("exchange_delivered_order_items", "item_ids")] == ("111", "222")  # nothing named: every line
-    named = {(op, arg): v for op, arg, v in arg_options(swap, sources, (), "a red lamp instead, please")}
+    named = {(op, arg): v for op, arg, v, _ in arg_options(swap, sources, (), "a red lamp instead, please")}
     assert named[("exchange_delivered_order_items", "item_ids")] == ("111",)
     assert named[("exchange_delivered_order_items", "new_item_ids")] == ("333", "444")  # not the mug's 555
+
+
+def test_a_swaps_new_items_take_one_variant_of_each_product_the_message_names():
+    kettle = {"product_id": "p3", "name": "Kettle", "variants": {"555": "blue; $5.00; available",
+                                                                "556": "green; $5.00; available"}}
+    swap = (OPERATIONS["exchange_delivered_order_items"],)
+
+    def groups(message):
+        return {arg: g for _, arg, _, g in arg_options(swap, [PROFILE, ORDER, PRODUCT, kettle], (), message)}
+
+    assert groups("swap the lamp and the kettle")["new_item_ids"] == (("333", "444"), ("555", "556"))
+    assert groups("the lamp only")["new_item_ids"] == ()  # one product: a plain list (two lamp lines may change)
+    assert groups("swap something")["new_item_ids"] == ()  # nothing named
+    assert groups("swap the lamp and the kettle")["item_ids"] == ()  # the old lines follow the new items (paired)
+    returns = (OPERATIONS["return_delivered_order_items"],)  # a return's lines may be of one product twice
+    assert all(not g for *_, g in arg_options(returns, [PROFILE, ORDER], (), "return the lamp and the kettle"))
+
+    schema = plan_schema(swap, True, arg_options(swap, [PROFILE, ORDER, PRODUCT, kettle], (), "the lamp and the kettle"))
+    call = {"operation": "exchange_delivered_order_items",
+            "args": {"order_id": "#W1000001", "item_ids": ["111"], "payment_method_id": "gift_card_1"}}
+    for new in (["444"], ["556"], ["333", "555"]):  # any of them, one variant each, in the products' order
+        args = schema.model_validate({"calls": [{**call, "args": {**call["args"], "new_item_ids": new}}]}).calls[0].args
+        assert args.new_item_ids == new
+    tuples = [b for b in str(schema.model_json_schema()).split("prefixItems")[1:]]
+    assert len(tuples) == 3  # [lamp], [kettle], [lamp, kettle]: the grammar the engine decodes
+    with pytest.raises(ValidationError):  # and only offered values, as ever
+        schema.model_validate({"calls": [{**call, "args": {**call["args"], "new_item_ids": ["999"]}}]})
+
+
+def test_a_swaps_new_items_leave_out_the_item_a_line_already_is_once_the_order_is_known():
+    swap = (OPERATIONS["exchange_delivered_order_items"],)
+    order = {**ORDER, "items": [{"item_id": "333", "product_id": "p1", "name": "Lamp"}, ORDER["items"][1]]}
+
+    def new_items(message, typed=(), sources=(PROFILE, order, PRODUCT)):
+        return {arg: v for _, arg, v, _ in arg_options(swap, list(sources), typed, message)}["new_item_ids"]
+
+    # The order's one lamp is 333: swapping it for itself is refused, so only 444 is offered for it.
+    assert new_items("the lamp please", ["#W1000001"]) == ("444", "#W1000001")
+    assert new_items("the lamp please") == ("333", "444")  # the profile lists two orders, none typed: not known
+    two_lamps = {**order, "items": [order["items"][0], {"item_id": "444", "product_id": "p1", "name": "Lamp"}]}
+    assert new_items("the lamps", (), (PROFILE, two_lamps, PRODUCT)) == ("333", "444")  # each may become the other
 
 
 def test_a_swaps_old_lines_are_the_lines_of_the_new_items_products():
