@@ -199,6 +199,9 @@ class Settings(BaseSettings):
         "'on_fail': a score alone first, and only a score under the pass mark asks for the reasoned verdict, "
         "which then decides (a pass costs ~5 generated tokens instead of ~30; python -m bench.ask --vs-previous); "
         "'operations': on_fail for a proposed operation (judged on its dry run), first for an answer")
+    verifier_profile: Literal["all", "related"] = Field(
+        default="related", description="what a profile answer's verifier reads of the profile: 'all' of it, or "
+        "'related': the lines sharing a word with the message or the answer (all of them when none does)")
     guide_profile: Literal["always", "unsure"] = Field(
         default="unsure", description="when the guide executor also sees the sender's profile: 'always', or "
         "'unsure': only when the embedding router was not sure of the guide route (a question about one's own "

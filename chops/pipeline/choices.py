@@ -101,7 +101,7 @@ def record_fields(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def _stems(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
     """Lower-case words of 4 letters or more, a plural's final "s" cut ("boots" and "Boots" both "boot"), and
     each hyphenated word joined ("T-Shirt": "tshirt")."""
     words = _WORD.findall(text.lower()) + [w.replace("-", "") for w in re.findall(r"\w+(?:-\w+)+", text.lower())]
@@ -119,11 +119,11 @@ def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[st
 
 
 def mentions(message: str, name: str) -> bool:
-    """Whether ``message`` has the head word of ``name``, its last (``_stems``: "the lamps" mentions "Desk
+    """Whether ``message`` has the head word of ``name``, its last (``stems``: "the lamps" mentions "Desk
     Lamp"; "smart thermostat" does not mention "Smart Watch"), or, when that is under 4 letters, another word."""
     words = name.split()
-    said = _stems(message)
-    return bool((_stems(words[-1]) or _stems(name)) & said) if words else False
+    said = stems(message)
+    return bool((stems(words[-1]) or stems(name)) & said) if words else False
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
+from chops.pipeline.choices import stems
 from chops.pipeline.context import Candidate, Step, TurnContext, dumps
 from chops.pipeline.lookups import observation_lines
 from chops.pipeline.prompting import clip, fragment, messages
@@ -31,24 +32,39 @@ def _args_text(args: dict | None) -> str:
     return ", ".join(f"{k} = {'null' if v is None else v}" for k, v in (args or {}).items()) or "none"
 
 
-def evidence(ctx: TurnContext, cand: Candidate) -> str:
+def evidence(ctx: TurnContext, cand: Candidate, *, related: bool = True) -> str:
     """What the verifier sees of a candidate: the answer with its source, or the operation's result
     (for a plan of several calls every step's, then the combined changes of the writes); for a write
-    also whose account it changes (always the sender's), to compare with the request."""
+    also whose account it changes (always the sender's), to compare with the request. ``related``: a profile
+    answer is shown the profile lines it concerns (``related_lines``), not the whole profile."""
     if cand.lookups and cand.steps:  # what the plan's values came from
         lines = observation_lines(cand.lookups)  # within the context, as the executor saw them
-        return fragment("lookup_evidence", lines="\n".join(lines)) + evidence(ctx, replace(cand, lookups=[]))
+        return fragment("lookup_evidence", lines="\n".join(lines)) + evidence(ctx, replace(cand, lookups=[]), related=related)
     if len(cand.steps) > 1:
         parts = [fragment("plan_step", n=i, what=_step_evidence(step)) for i, step in enumerate(cand.steps, 1)]
         diff = "; ".join(c.effect() for c in cand.plan.diff) if cand.plan is not None else ""
         text = fragment("plan_evidence", steps="\n".join(parts), diff=diff or "none")
     else:
-        text = _step_evidence(cand.steps[0]) if cand.steps else _answer_evidence(ctx, cand)
+        text = _step_evidence(cand.steps[0]) if cand.steps else _answer_evidence(ctx, cand, related)
     return text + "\n" + fragment("account_evidence", nickname=ctx.nickname) if cand.writes else text
 
 
-def _answer_evidence(ctx: TurnContext, cand: Candidate) -> str:
+def related_lines(profile: str, texts: list[str]) -> str | None:
+    """The lines of ``profile`` that share a word (``stems``: four letters or more) with one of ``texts``, or None
+    when no line does ("Am I a team leader?", "You are a marker." -> the role line)."""
+    said = set().union(*(stems(t) for t in texts))
+    lines = [line for line in profile.splitlines() if stems(line) & said]
+    return "\n".join(lines) if lines else None
+
+
+def _answer_evidence(ctx: TurnContext, cand: Candidate, related: bool) -> str:
     if cand.route == "basic_info":
+        # The lines the message and the answer are about, when some are: the verifier read the whole profile
+        # again (~110 tokens, 1.4 s on two cores) to check one fact. Otherwise (say a Chinese question about an
+        # English profile, or "the profile does not say") the whole profile.
+        lines = related_lines(ctx.profile_text(), [ctx.text, cand.answer or ""]) if related else None
+        if lines is not None:
+            return fragment("profile_lines_evidence", profile=lines, answer=cand.answer or "")
         return fragment("profile_evidence", profile=ctx.profile_text(), answer=cand.answer or "")
     if cand.route == "guide":
         src = cand.source
@@ -112,7 +128,8 @@ class Verifier:
         else:
             # Two short rubrics instead of one long one: a small model follows a focused prompt better.
             prompt = "pipeline_verify_operation" if cand.operation else "pipeline_verify_answer"
-            fill = {"history": ctx.history_section(turns=2), "request": ctx.text, "evidence": evidence(ctx, cand)}
+            fill = {"history": ctx.history_section(turns=2), "request": ctx.text, "evidence": evidence(
+                ctx, cand, related=self.settings.verifier_profile == "related")}
             quick = None
             mode = self.settings.verifier_reason
             if mode == "on_fail" or (mode == "operations" and cand.operation):

@@ -130,3 +130,26 @@ def test_a_guide_answer_reads_the_profile_only_when_the_router_was_not_sure_of_t
     assert ["Sender's profile:" in p for p in prompts] == [guide_profile == "always", True]
     assert all("Guide excerpts:" in p for p in prompts)
     assert llm.pending() == {}
+
+
+def test_a_profile_answers_verifier_reads_the_lines_the_message_and_answer_are_about():
+    from chops.pipeline.verifier import related_lines
+
+    profile = "Name: Ann Lee (nickname ann)\nRole: marker (not team leader)\nUpload limit: 40\nSchool: Hillside"
+    assert related_lines(profile, ["Am I a team leader?", "No, you are a marker."]) == \
+        "Role: marker (not team leader)"
+    assert related_lines(profile, ["how high is my limit", "Your upload limit is 40."]) == "Upload limit: 40"
+    assert related_lines(profile, ["我的上传上限是多少？", "40"]) is None  # no shared word: the whole profile
+
+
+@pytest.mark.parametrize("verifier_profile", ["related", "all"])
+def test_the_verifier_prompt_holds_only_the_related_profile_lines(engine, verifier_profile):
+    agent, llm = make_agent(engine, verifier_profile=verifier_profile)
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "Your upload limit is 40."}).enqueue("verifier", verdict(9))
+    res = agent.handle("demo_leader", "What is my upload limit?", turn_key="p:1")
+    assert res.reply.startswith("Your upload limit is 40.")
+    prompt = [c[1][-1][1] for c in llm.calls if c[0] == "verifier"][0]
+    assert "Upload limit:" in prompt
+    assert ("School:" in prompt) == (verifier_profile == "all")  # a line the question is not about
+    assert llm.pending() == {}
