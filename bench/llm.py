@@ -142,8 +142,6 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.llm", description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--previous-python", default=None, help="a Python with llama_cpp, for the former engine")
-    ap.add_argument("--vs-speculative", default="", help="comma-separated CHOPS_LOCAL_SPECULATIVE values "
-                    "(draft, ngram-simple, ...): the same replay on an engine with each")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     settings = get_settings(roles=Roles())
@@ -159,11 +157,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchmark needs the local model: {exc}", file=sys.stderr)
         return 1
     llm.close()
-    for kind in filter(None, args.vs_speculative.split(",")):
-        spec_llm = build_llm(get_settings(roles=Roles(), local_speculative=kind))
-        spec_llm.load()
-        results[f"engine, {kind}"] = replay(spec_llm, recorded, args.repeats, kind)
-        spec_llm.close()
     if args.previous_python:
         try:
             results["previous"] = previous(args.previous_python, recorded, args.repeats, settings)

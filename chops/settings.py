@@ -163,13 +163,6 @@ class Settings(BaseSettings):
     local_context: int = Field(default=4096, ge=512, description="tokens of context per engine slot")
     local_slots: int = Field(default=10, ge=1, description="engine slots: cached prompts and concurrent calls "
                              "(9 static prompt heads in the default architecture, plus one)")
-    local_speculative: Literal["none", "draft", "ngram-simple", "ngram-map-k", "ngram-mod"] = Field(
-        default="none", description="speculative decoding in the embedded engine: 'draft' = the small model "
-        "(Qwen2.5-Coder-0.5B, same tokenizer) drafts tokens the 1.5B checks in one batch; 'ngram-*' = drafts "
-        "copied from the prompt and the text so far (no second model); 'none' = one token per step")
-    local_draft_max: int = Field(default=8, ge=1, le=64, description="tokens drafted per speculative step")
-    local_ngram_n: int = Field(default=4, ge=1, le=32, description="tokens of the n-gram an ngram-* draft "
-                               "looks up in the prompt and the text so far")
     warm_on_start: bool = Field(default=True, description="the service loads the local model and caches every "
                                 "prompt head before /readyz says ready")
     roles: Roles = Roles()

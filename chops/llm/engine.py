@@ -41,10 +41,6 @@ class EngineConfig:
     port: int = 0
     ram_cache_mib: int = 2048
     api_key: str | None = None  # None: a random key only this process knows (embedded); "": no key
-    speculative: str = "none"  # "none", "draft" (draft_path drafts) or an ngram-* type (no second model)
-    draft_path: Path | None = None
-    draft_max: int = 8
-    ngram_n: int = 4
 
 
 class LocalEngine:
@@ -110,7 +106,6 @@ class LocalEngine:
             params.api_keys = [self.api_key]
         params.cache_ram_mib = cfg.ram_cache_mib
         params.verbosity = 0  # errors only; the trace records every call
-        _speculate(params, cfg, xllamacpp)
         handlers = {sig: signal.getsignal(sig) for sig in _HANDLED_SIGNALS}
         try:
             server = xllamacpp.Server(params)
@@ -123,29 +118,6 @@ class LocalEngine:
         """Stop the server and free the weights (a later call starts it again)."""
         with self._lock:
             self._server = None  # the native destructor stops the loop and joins its thread
-
-
-def _speculate(params, cfg: EngineConfig, xllamacpp) -> None:
-    """Set up speculative decoding: tokens drafted cheaply (by the small model, or copied from an n-gram
-    of the prompt and the text so far) are checked by the model in one batch. The output is the same as
-    without (greedy decoding keeps only the model's own choices); only the time changes."""
-    if cfg.speculative == "none":
-        return
-    spec = params.speculative
-    types = xllamacpp.common_speculative_type
-    if cfg.speculative == "draft":
-        if cfg.draft_path is None or not cfg.draft_path.is_file():
-            raise LLMError("not_installed", f"no draft model at {cfg.draft_path}; run `chops model install`")
-        spec.types = [types.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE]
-        spec.draft.mparams.path = str(cfg.draft_path)
-        spec.draft.cpuparams.n_threads = cfg.threads
-        spec.draft.cpuparams_batch.n_threads = cfg.threads
-        spec.draft.n_max = cfg.draft_max
-        return
-    spec.types = [getattr(types, "COMMON_SPECULATIVE_TYPE_" + cfg.speculative.upper().replace("-", "_"))]
-    spec.draft.n_max = cfg.draft_max
-    for ngram in (spec.ngram_simple, spec.ngram_map_k):
-        ngram.size_n, ngram.size_m = cfg.ngram_n, cfg.draft_max
 
 
 def _restore_signal_handlers(handlers: dict) -> None:

@@ -55,11 +55,6 @@ def engine_for(settings: Settings, *, path: Path | None = None, host: str = "127
     """The shared embedded engine for ``path`` (default: the configured 1.5B model), not started."""
     from chops.llm.engine import EngineConfig, LocalEngine
 
-    path = path or settings.model_path
-    # The small model drafts for the large one; it has nothing smaller to draft for itself.
-    speculative = "none" if settings.local_speculative == "draft" and path == settings.small_model_path \
-        else settings.local_speculative
     return LocalEngine.shared(EngineConfig(
-        path=path, threads=settings.local_threads, context_per_slot=settings.local_context,
-        slots=settings.local_slots, host=host, port=port, api_key=api_key, speculative=speculative,
-        draft_path=settings.small_model_path, draft_max=settings.local_draft_max, ngram_n=settings.local_ngram_n))
+        path=path or settings.model_path, threads=settings.local_threads, context_per_slot=settings.local_context,
+        slots=settings.local_slots, host=host, port=port, api_key=api_key))
