@@ -8,7 +8,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from chops.domain.operations import CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH, CHOICES_PAIRED, CHOICES_WHERE
+from chops.domain.operations import (CHOICES_DESCRIBED, CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH,
+                                    CHOICES_PAIRED, CHOICES_WHERE)
+
+from .views import UNAVAILABLE
 
 MAX_ITEMS = 50  # item ids in one request (the largest order in the data has 5 lines)
 _BARE_ORDER_ID = re.compile(r"[Ww]\d+")
@@ -37,7 +40,10 @@ DELIVERED = {**ORDERS, CHOICES_WHERE: {"status": ["delivered"]}}
 ORDER_ITEMS = {CHOICES_FROM: ["items.item_id"], CHOICES_MENTIONED: "name"}
 # A swap's new items, one variant of each product named: for a keyboard and a thermostat the 1.5B wrote the
 # keyboard's variant twice, which no line pairs with.
-NEW_ITEMS = {CHOICES_FROM: ["variants"], CHOICES_MENTIONED: "name", CHOICES_ONE_EACH: True}
+# Of each product, the variants whose options the customer named (purple, S, v-neck), and never one not available:
+# asked for a purple v-neck in S, the 1.5B copied the id of a blue crew-neck M from the product's list.
+NEW_ITEMS = {CHOICES_FROM: ["variants"], CHOICES_MENTIONED: "name", CHOICES_ONE_EACH: True,
+             CHOICES_DESCRIBED: {"excluded": UNAVAILABLE}}
 # A swap's old lines are the order's lines of the new items' products, position by position.
 SWAPPED_LINES = {**ORDER_ITEMS, CHOICES_PAIRED: {"partner": "new_item_ids", "by": "product_id", "in": "order_id"}}
 PRODUCTS = {CHOICES_FROM: ["product_id", "products"]}

@@ -10,6 +10,9 @@ from typing import Any
 Row = dict[str, Any]
 
 
+UNAVAILABLE = "NOT available"  # a variant line's mark (the executor's grammar never offers such a variant)
+
+
 def money(value: Decimal | None) -> float | None:
     """An amount as a float (exact for every value to the cent)."""
     return None if value is None else float(value)
@@ -65,7 +68,7 @@ def order_view(o: Row) -> Row:
 
 def variant_line(v: Row, *, keys: bool = True) -> str:
     """One variant as a short line: ``color: blue, size: M; $50.88; available`` (``keys=False``: ``blue, M; ...``)."""
-    state = "available" if v["available"] else "NOT available"
+    state = "available" if v["available"] else UNAVAILABLE
     options = options_text(v["options"]) if keys else ", ".join(str(x) for x in v["options"].values())
     return f"{options}; ${money(v['price']):.2f}; {state}"
 

@@ -30,6 +30,11 @@ CHOICES_PAIRED = "choices_paired"
 # With ``CHOICES_MENTIONED`` on a list argument: when the message mentions two or three of the names, each position
 # takes a value of another name (a swap's new items: one variant of each product named, any of them left out).
 CHOICES_ONE_EACH = "choices_one_each"
+# With ``CHOICES_MENTIONED``: ``{"excluded": marker or None}``. A value's listed text (a variant's line: its option
+# values, price, availability) says what it is; when the customer's words mention some of those features, only the
+# values of each name that match best are offered, and one listed with the marker ("NOT available") is never
+# offered while another is (``chops.pipeline.described``).
+CHOICES_DESCRIBED = "choices_described"
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,11 @@ class Operation:
     def choice_one_each(self) -> frozenset[str]:
         """The argument names that declare ``CHOICES_ONE_EACH``."""
         return frozenset(arg for arg, x in self._extras().items() if x.get(CHOICES_ONE_EACH))
+
+    def choice_described(self) -> dict[str, dict[str, Any]]:
+        """``{argument name: its CHOICES_DESCRIBED declaration}``."""
+        return {arg: dict(x[CHOICES_DESCRIBED]) for arg, x in self._extras().items()
+                if isinstance(x.get(CHOICES_DESCRIBED), dict)}
 
     def _extras(self) -> dict[str, dict[str, Any]]:
         """``{argument name: its field's json_schema_extra}`` (empty for a field without one)."""

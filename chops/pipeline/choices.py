@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from chops.domain.operations import Operation
+from chops.pipeline.described import descriptions, features, narrowed
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
@@ -127,14 +128,16 @@ def mentions(message: str, name: str) -> bool:
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),
-                message: str = "") -> Options:
+                message: str = "", asked: Iterable[str] = ()) -> Options:
     """For each argument that declares where its values come from, the values ``sources`` (the profile's
     data and the conversation's look-up results) hold, then the ids the customer ``typed``; an argument with no
     value found in ``sources`` is left out (free text). One that also declares where its values' names are
     (``CHOICES_MENTIONED``) keeps, when the current ``message`` mentions some of those names, only the values
     it mentions (``mentioned``), and the typed ones; grouped by name when it declares ``CHOICES_ONE_EACH``
-    (``one_each``). A pair's partner leaves out the lines that could only pair with themselves (``own_lines``)."""
-    operations, sources, typed = list(operations), list(sources), list(typed)
+    (``one_each``). A pair's partner leaves out the lines that could only pair with themselves (``own_lines``).
+    One that declares ``CHOICES_DESCRIBED`` keeps the values whose features the customer's messages (``asked``)
+    describe best (``chops.pipeline.described``)."""
+    operations, sources, typed, asked = list(operations), list(sources), list(typed), list(asked)
     fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
     out = []
     for op in operations:
@@ -151,10 +154,31 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
         excluded = own_lines(op, records, sources)
         for arg, values in found.items():
             values = [v for v in values if v not in excluded.get(arg, ())] or values
+            if arg in op.choice_described():
+                values = _described(op, arg, values, found, sources, asked)
             named = [v for v in said[arg] if v in values]
             groups = one_each(named, fields[names[arg]]) if arg in op.choice_one_each() else ()
             out.append((op.name, arg, tuple(dict.fromkeys([*values, *typed])), groups))
     return tuple(out)
+
+
+def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]], sources: list[Any],
+               asked: list[str]) -> list[str]:
+    """``values`` narrowed to those the customer described (``described.narrowed``), per name; the features of
+    the lines they replace (the pair's lines of the same name) count after the others."""
+    named = record_fields(sources, set(op.choice_names().values()))
+    names = named[op.choice_names()[arg]]
+    # Every name the sources give (an order's item names too): a sentence about another product is not this one's.
+    known = {str(n) for found_names in named.values() for v in found_names.values()
+             for n in (v if isinstance(v, list) else [v])}
+    texts = descriptions(sources)
+    old: dict[str, set[str]] = {}
+    for lines_arg, pair in op.choice_pairs().items():
+        if pair["partner"] == arg:
+            for line in found.get(lines_arg, ()):
+                old.setdefault(str(names.get(line)), set()).update(features(texts.get(line, "")))
+    return narrowed(values, asked, names=names, described=texts, old=old,
+                    excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions)
 
 
 def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:

@@ -136,7 +136,7 @@ class Executor:
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
             offered = tuple(op for op in choices
                             if op.name not in ctx.barred and not (acting and op.observe)) or choices
-            options = arg_options(offered, seen, typed, ctx.text)
+            options = arg_options(offered, seen, typed, ctx.text, ctx.user_texts)
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),

@@ -21,7 +21,7 @@ ORDER = {"order_id": "#W1000001", "status": "delivered",
          "payments": [{"type": "payment", "amount": 9.5, "method": "gift_card_1"}],
          "exchange": {"items": ["999"], "new_items": ["998"]}}
 PRODUCT = {"product_id": "p1", "name": "Lamp", "variants": {"333": "red; $10.00; available",
-                                                           "444": "blue; $11.00; NOT available"}}
+                                                           "444": "blue; $11.00; available"}}
 PROFILE = {"user_id": "u1", "orders": ["#W1000001", "#W1000002"],
            "payment_methods": [{"id": "gift_card_1", "source": "gift_card"}, {"id": "paypal_2", "source": "paypal"}]}
 

@@ -1,0 +1,115 @@
+"""Which listed value the customer described: the features they typed pick a product's variant.
+
+A look-up lists a product's variants as short lines ("purple, S, polyester, v-neck; $53.48; available"), and a
+1.5B model asked for "purple, size S, v-neck, polyester" copied the id of another line of the list (a blue
+crew-neck M). So an argument the pack marks ``CHOICES_DESCRIBED`` keeps, among its values of each name (each
+product), only those whose listed features the customer's words mention most (``narrowed``), and never a value
+listed with the pack's ``excluded`` marker ("NOT available") while another is left.
+
+What counts is the features the customer asked for that the line being replaced does not have: "the blue one,
+size S … for a red one, XXL" mentions blue and S too, which the old line has; red and XXL are what they want, and
+"Google Home instead of Apple HomeKit" must not prefer the HomeKit variants.
+Features ranked as alternatives ("battery first, then USB, then AC adapter": several values in the same place of
+the lines) narrow nothing, nor does a sentence about another product ("… and the luggage set in black"). A word
+the customer did not type narrows nothing either ("Google Home" is not "Google Assistant", "brighter" no
+brightness): with no feature mentioned, every value stays (but the excluded), and the model chooses as before.
+Matching is by whole words, case-, hyphen- and plural-blind ("v-neck", "V neck", "vneck"; "1.5 liter"); an
+apostrophe joins ("it's" is not the size "S").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+_LABEL = re.compile(r"^[^:]*:\s*")  # "size: S" -> "S"
+_PARTS = re.compile(r"[,;]")
+_NON_WORD = re.compile(r"[^0-9a-z]+")
+_SENTENCE = re.compile(r"(?<=[.!?;:\n])\s+|\n")
+
+
+def features(description: str) -> list[str]:
+    """The comma- or semicolon-separated parts of ``description``, each without a ``name:`` label."""
+    return [f for f in (_LABEL.sub("", p).strip() for p in _PARTS.split(description)) if f]
+
+
+def _plain(text: str) -> str:
+    """Lower-case words split at anything else, a plural's "s" cut ("2 liters", "2 liter")."""
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _NON_WORD.sub(" ", text.lower()).split())
+
+
+def _forms(feature: str) -> set[str]:
+    """A feature as the customer may type it: words as they are, run together, or a number apart from its unit."""
+    base = _plain(feature)
+    return {f for f in (base, base.replace(" ", ""), _plain(re.sub(r"(\d)([a-z])", r"\1 \2", base))) if f}
+
+
+def _words(texts: Iterable[str]) -> str:
+    return f" {_plain(' '.join(texts).replace(chr(39), '').replace(chr(0x2019), ''))} "
+
+
+def _said(feature: str, words: str) -> bool:
+    return any(f" {form} " in words for form in _forms(feature))
+
+
+def mentioned_features(description: str, texts: Iterable[str]) -> set[str]:
+    """The features of ``description`` that ``texts`` mention as whole words."""
+    words = _words(texts)
+    return {f for f in features(description) if _said(f, words)}
+
+
+def descriptions(sources: Iterable[Any]) -> dict[str, str]:
+    """``{value: its text}`` for every value the ``sources`` list: a mapping's key whose entry is a text (a
+    product's variant line, keyed by item id), and each scalar of a record, described by the record's texts
+    joined (an order's line: its name and options)."""
+    out: dict[str, str] = {}
+    stack = list(sources)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            texts = "; ".join(str(v) for v in node.values() if isinstance(v, str))
+            for key, value in node.items():
+                if isinstance(value, str):  # a line keyed by its id (a field name keyed so is never asked for)
+                    out[str(key)] = value
+                if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                    out.setdefault(str(value), texts)
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return out
+
+
+def about(texts: Iterable[str], name: str, names: set[str], mentions: Callable[[str, str], bool]) -> list[str]:
+    """The sentences of ``texts`` that mention ``name`` or none of the other ``names``: "the helmet for a red one;
+    the luggage set for a black one" describes the helmet by its first sentence only."""
+    sentences = [s for text in texts for s in _SENTENCE.split(text) if s.strip()]
+    return [s for s in sentences if mentions(s, name) or not any(mentions(s, n) for n in names if n != name)]
+
+
+def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
+             old: dict[str, set[str]], excluded: str | None, known: set[str],
+             mentions: Callable[[str, str], bool]) -> list[str]:
+    """``values`` kept, per name (``names``: a variant's product), where the customer's ``texts`` (``about`` that
+    name among the ``known`` names) mention the most features of their description (``described``) that the name's old lines (``old``: name
+    -> features) lack; a value whose description holds ``excluded`` only when its name has nothing else. A feature
+    that has alternatives mentioned in the same place ("battery first, then USB, then AC adapter") counts for
+    none: the customer is ranking them, and which one is available decides. Order kept."""
+    texts = list(texts)
+    groups: dict[str, list[str]] = {}
+    for v in values:
+        groups.setdefault(str(names.get(v)), []).append(v)
+    keep: set[str] = set()
+    for name, group in groups.items():
+        usable = [v for v in group if not (excluded and excluded in described.get(v, ""))] or group
+        said = _words(about(texts, name, known, mentions))
+        # Only what the old line lacks: "Google Home instead of Apple HomeKit" names the old line's feature too.
+        wanted = {v: {(i, f) for i, f in enumerate(features(described.get(v, "")))
+                      if f not in old.get(name, set()) and _said(f, said)} for v in usable}
+        places: dict[int, set[str]] = {}
+        for i, f in set().union(*wanted.values()):
+            places.setdefault(i, set()).add(f)
+        scores = {v: sum(1 for i, _ in w if len(places[i]) == 1) for v, w in wanted.items()}
+        best = max(scores.values())
+        keep.update(v for v in usable if scores[v] == best)
+    return [v for v in values if v in keep]

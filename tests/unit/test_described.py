@@ -1,0 +1,121 @@
+"""The variant a customer describes (``chops.pipeline.described``): the option values they typed pick, per
+product, the variants the executor's grammar offers for a swap's new items; one not available is never offered
+while another is. Made-up products only."""
+
+from __future__ import annotations
+
+from apis.retail.registry import OPERATIONS
+from chops.pipeline.choices import arg_options
+from chops.pipeline.described import descriptions, features, mentioned_features
+from tests.unit.pipeline_support import call, to_system, verdict
+from tests.unit.retail_support import MIA
+from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
+
+SWEATER = {"product_id": "p-sw", "name": "Sweater", "options": "color, size, yarn", "variants": {
+    "sw-red-m-wool": "red, M, wool; $30.00; available",
+    "sw-red-m-cotton": "red, M, cotton; $28.00; available",
+    "sw-green-l-wool": "green, L, wool; $31.00; available",
+    "sw-green-l-cotton": "green, L, cotton; $29.00; available",
+    "sw-green-m-wool": "green, M, wool; $30.00; NOT available",
+    "sw-navy-xl-v-neck": "navy, XL, v-neck; $33.00; available"}}
+BEANIE = {"product_id": "p-beanie", "name": "Beanie", "variants": {"beanie-1": "black, one size; $9.00; available",
+                                                          "beanie-2": "white, one size; $9.00; available"}}
+ORDER = {"order_id": "#W0000042", "status": "delivered", "items": [
+    {"item_id": "sw-red-m-wool", "product_id": "p-sw", "name": "Sweater", "options": "color: red, size: M, yarn: wool"},
+    {"item_id": "beanie-1", "product_id": "p-beanie", "name": "Beanie", "options": "color: black, size: one size"}]}
+PROFILE = {"orders": ["#W0000042"], "payment_methods": [{"id": "gift_card_9"}]}
+SWAP = (OPERATIONS["exchange_delivered_order_items"],)
+
+
+def new_items(*asked: str, sources=(PROFILE, ORDER, SWEATER, BEANIE), message: str = "") -> tuple[str, ...]:
+    offered = {arg: v for _, arg, v, _ in arg_options(SWAP, list(sources), (), message, asked)}
+    return offered["new_item_ids"]
+
+
+def test_a_features_are_the_parts_of_a_listed_line_without_labels():
+    assert features("green, L, wool; $31.00; available") == ["green", "L", "wool", "$31.00", "available"]
+    assert features("color: red, size: M") == ["red", "M"]
+    line = "navy, XL, v-neck, 1000ml, crew neck; $33.00"
+    assert mentioned_features(line, ["A Navy V neck in xl, 1000 ml please"]) == {"navy", "XL", "v-neck", "1000ml"}
+    assert mentioned_features(line, ["the NAVY vneck, a crewneck"]) == {"navy", "v-neck", "crew neck"}
+    # Whole words only, and an apostrophe joins: "it's" is not the size S, "small" is not "M".
+    assert mentioned_features("red, S, M", ["it's a small one, I'm sure"]) == set()
+    assert mentioned_features("红色, M", ["我要红色的"]) == set()  # no word boundaries to go by: nothing narrowed
+
+
+def test_descriptions_are_a_variants_line_and_an_order_lines_texts():
+    described = descriptions([ORDER, SWEATER])
+    assert described["sw-green-l-wool"] == "green, L, wool; $31.00; available"
+    assert "color: black" in described["beanie-1"] and "Beanie" in described["beanie-1"]
+
+
+def test_the_variants_the_customer_describes_are_offered():
+    assert new_items("Could I get the sweater in green, size L, cotton?") == (
+        "sw-green-l-cotton", "beanie-2")  # the beanie's own line is its only one: the other stays
+    # Fewer features named: every variant naming the most of them (the model picks among those).
+    assert new_items("the sweater in green please") == ("sw-green-l-wool", "sw-green-l-cotton", "beanie-2")
+    # Nothing named: every available variant (the unavailable green M is never offered while another is).
+    assert new_items("I want to exchange my sweater") == (
+        "sw-red-m-cotton", "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
+
+
+def test_what_the_customer_wants_counts_before_what_their_line_already_is():
+    # They name their red M line and the green L they want: red and M are what the line is, green and L new.
+    assert new_items("My sweater is the red M one, wool. I want it green, in L instead.") == (
+        "sw-green-l-wool", "sw-green-l-cotton", "beanie-2")  # wool is what the line is: both yarns stay
+    # "Instead of" names the old line's feature: the red ones are not preferred for it.
+    assert new_items("A navy sweater instead of my red one") == ("sw-navy-xl-v-neck", "beanie-2")
+    # An earlier message counts too: the options may come before the order is found.
+    assert new_items("It's #W0000042.", "Swap my sweater for a navy XL") == ("sw-navy-xl-v-neck", "beanie-2")
+
+
+def test_alternatives_the_customer_ranks_count_for_none():
+    # Green or navy, whichever they have: both colours are in the same place of the line, so neither narrows;
+    # cotton still does.
+    assert new_items("A green sweater, or navy if there is none, in cotton.") == ("sw-red-m-cotton", "sw-green-l-cotton",
+                                                                               "beanie-2")
+    assert new_items("Green L first, else navy XL.") == (
+        "sw-red-m-cotton", "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
+
+
+def test_a_sentence_about_another_product_does_not_describe_this_one():
+    # "white" is the beanie's wish; the sweater's sentence says green.
+    assert new_items("The sweater should be green. The beanie should be white.") == (
+        "sw-green-l-wool", "sw-green-l-cotton", "beanie-2")
+    # A sentence naming no product describes whichever the customer is talking about.
+    assert new_items("I'd like to swap my sweater. Make it navy, please.") == ("sw-navy-xl-v-neck", "beanie-2")
+
+
+def test_an_unavailable_variant_is_offered_only_when_its_product_has_nothing_else():
+    assert "sw-green-m-wool" not in new_items("green, M, wool please")
+    only = {"product_id": "p-sw", "name": "Sweater", "variants": {"sw-x": "grey, S; $1.00; NOT available"}}
+    assert new_items("grey S", sources=(PROFILE, ORDER, only)) == ("sw-x",)  # the platform says why it cannot be
+
+
+def test_each_product_keeps_its_own_best_variants():
+    assert new_items("the sweater in navy XL and the beanie in white", message="the sweater and the beanie") == (
+        "sw-navy-xl-v-neck", "beanie-2")
+
+
+def test_other_arguments_and_operations_are_not_narrowed():
+    offered = {arg: v for _, arg, v, _ in arg_options(SWAP, [PROFILE, ORDER, SWEATER], (), "", ["green L"])}
+    assert offered["item_ids"] == ("sw-red-m-wool", "beanie-1")  # the order's lines: what the line is, not wanted
+    reads = (OPERATIONS["get_item_details"],)
+    assert all(len(v) > 1 for *_, v, _ in arg_options(reads, [PROFILE, ORDER, SWEATER], (), "", ["green L"]))
+
+
+def test_the_executor_is_offered_only_the_kettle_the_customer_describes(shop):  # noqa: F811
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-red-1l"], payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Please exchange the glass kettle from #T0000003 for the enamel one, same 1L size.",
+                          turn_key="d:1", conversation_id="d")
+    assert result.outcome == "pending_confirmation"
+    second = [s for role, _, s in llm.calls if role == "executor"][1].model_json_schema()["$defs"]
+    new = str(second["exchange_delivered_order_itemsArgs"]["properties"]["new_item_ids"])
+    assert "k-red-1l" in new
+    assert not any(other in new for other in ("k-steel-1l", "k-steel-2l", "k-glass-1l"))
+    assert llm.pending() == {}
