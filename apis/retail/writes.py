@@ -164,6 +164,7 @@ def modify_pending_order_items(uow: RetailUnitOfWork, actor: Row, args: a.SwapAr
     swaps, difference = _swaps(uow, order, args)
     method = _method(uow, actor, args.payment_method_id)
     _gift_card_covers(method, difference, "price difference")
+    changed = _swaps_text(swaps)  # before the update, which changes the lines in place ("same options" after)
     for line, new in swaps:
         uow.orders.update_item(order, line, {"item_id": new["item_id"], "price": new["price"],
                                              "options": new["options"]})
@@ -172,7 +173,7 @@ def modify_pending_order_items(uow: RetailUnitOfWork, actor: Row, args: a.SwapAr
     uow.orders.add_payment(order, kind, abs(difference), method["payment_method_id"])
     _credit_gift_card(uow, method, -difference)
     uow.orders.update(order, {"status": "pending (item modified)"})
-    return (f"Order {order['order_id']}: {len(swaps)} item(s) changed: {_swaps_text(swaps)}; {kind} of "
+    return (f"Order {order['order_id']}: {len(swaps)} item(s) changed: {changed}; {kind} of "
             f"{_usd(abs(difference))} with {method['payment_method_id']}.", order_view(order))
 
 

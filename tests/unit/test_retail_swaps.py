@@ -42,6 +42,8 @@ def test_each_changed_line_gets_its_own_new_items_price_and_options(shop):
     assert fields == [("retail_order_item", 0, "item_id"), ("retail_order_item", 0, "price"),
                       ("retail_order_item", 0, "options"), ("retail_order_item", 1, "item_id"),
                       ("retail_order_item", 1, "price"), ("retail_order_item", 1, "options")]
+    # What each line becomes, as the customer confirms it (it said "same options": read after the update).
+    assert "Kettle (material: steel -> glass); Scarf (fabric: wool -> silk)" in result.message, result.message
 
 
 def test_an_item_given_twice_changes_two_lines_and_a_cheaper_item_refunds_the_gift_card(shop):
