@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,10 +22,11 @@ from chops.llm.base import Completion, LLMError, Message
 from chops.settings import RoleSettings
 
 _LC_TYPES = {"system": "SystemMessage", "user": "HumanMessage", "assistant": "AIMessage"}
-# llguidance (the grammar engine of llama.cpp's server here) reads this schema extension: JSON with no
-# optional whitespace, so the model spends no tokens on newlines and indentation (an operation call:
-# 36 tokens -> 19). The server applies it only to a ``grammar``, not to ``response_format``.
-_COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"}
+# llama.cpp's own JSON-schema grammar lets the model write whitespace between tokens (its ``space`` rule); with
+# that rule empty the reply is compact JSON and the model spends no tokens on newlines and indentation (an
+# operation call: 36 tokens -> 19). The engine is built without llguidance (which is fetched from git), so the
+# grammar is llama.cpp's GBNF, converted here by llama.cpp's own converter.
+_SPACE_RULE = re.compile(r"^space ::= .*$", re.MULTILINE)
 
 
 @dataclass
@@ -33,12 +35,12 @@ class Endpoint:
 
     base_url: str | None  # None: api.openai.com
     api_key: str
-    llama_cpp: bool = False  # llama.cpp's server (with llguidance): compact-JSON grammar, prompt cache
+    llama_cpp: bool = False  # llama.cpp's server: compact-JSON GBNF grammar, prompt cache
     extra_body: dict = field(default_factory=dict)
 
     def structure(self, schema: type[BaseModel]) -> dict:
         """Request fields that constrain the reply to ``schema``: the standard ``response_format``, or
-        for llama.cpp a compact-JSON llguidance ``grammar`` (sent in the request's extra body) — except
+        for llama.cpp a compact-JSON ``grammar`` (GBNF, sent in the request's extra body) — except
         for a one-field choice (see ``is_single_choice``), which keeps the standard format."""
         if not self.llama_cpp or is_single_choice(schema):
             return {"response_format": response_format(schema)}
@@ -47,12 +49,16 @@ class Endpoint:
 
 @lru_cache(maxsize=64)
 def compact_grammar(schema: type[BaseModel]) -> str:
-    """The llguidance grammar of ``schema`` as compact JSON. Cached: it is asked for on every call
-    and the operation-call union's schema is the largest the pipeline builds."""
+    """The GBNF grammar of ``schema`` (llama.cpp's converter), for JSON without optional whitespace. Cached: it is
+    asked for on every call and the operation-call union's schema is the largest the pipeline builds."""
+    from xllamacpp import json_schema_to_grammar  # llama.cpp's converter; only a llama.cpp endpoint needs it
+
     body = copy.deepcopy(schema.model_json_schema())
     _closed(body)
-    body["x-guidance"] = dict(_COMPACT_JSON)
-    return "%llguidance {}\nstart: %json " + json.dumps(body, separators=(",", ":"))
+    grammar, found = _SPACE_RULE.subn('space ::= ""', json_schema_to_grammar(json.dumps(body)))
+    if found != 1:  # the converter changed: without this rule the replies would not be compact
+        raise RuntimeError(f"unexpected grammar for {schema.__name__}: not one space rule to empty")
+    return grammar
 
 
 @lru_cache(maxsize=64)

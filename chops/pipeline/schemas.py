@@ -117,9 +117,9 @@ def _plain(typ: Any) -> Any:
 def _one_each(values: tuple[str, ...], groups: tuple[tuple[str, ...], ...]) -> Any:
     """A list of ``values`` whose grammar takes one value of each group, of any non-empty selection of the groups
     in their order (``CHOICES_ONE_EACH``): for groups A and B, ``[a]``, ``[b]`` or ``[a, b]``. The JSON schema
-    is a union of tuples (llguidance decodes ``prefixItems`` with ``items: false`` as exactly those positions);
+    is a union of tuples (llama.cpp's grammar decodes ``prefixItems`` as exactly those positions);
     the value is a plain list of the allowed values."""
-    tuples = [{"type": "array", "prefixItems": [{"enum": list(g)} for g in chosen], "items": False,
+    tuples = [{"type": "array", "prefixItems": [{"enum": list(g)} for g in chosen],
                "minItems": len(chosen), "maxItems": len(chosen)}
               for n in range(1, len(groups) + 1) for chosen in combinations(groups, n)]
     return Annotated[list[Literal[values]], WithJsonSchema({"anyOf": tuples})]  # type: ignore[valid-type]

@@ -42,11 +42,11 @@ def test_llama_cpp_endpoint_gets_a_compact_json_grammar_of_the_same_schema():
     ep = Endpoint(base_url="http://127.0.0.1:1/v1", api_key="k", llama_cpp=True, extra_body={"cache_prompt": True})
     fields = ep.structure(AllRequired)
     assert set(fields) == {"extra_body"} and fields["extra_body"]["cache_prompt"] is True
-    head, _, schema = fields["extra_body"]["grammar"].partition("start: %json ")
-    assert head.startswith("%llguidance")
-    body = json.loads(schema)
-    assert body["x-guidance"]["whitespace_flexible"] is False
-    assert body["properties"]["op"]["enum"] == ["A", "B"] and body["additionalProperties"] is False
+    grammar = fields["extra_body"]["grammar"]  # llama.cpp's GBNF of the schema
+    rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines() if " ::= " in line)
+    assert rules["space"] == '""'  # no optional whitespace: compact JSON
+    assert "root" in rules and '"\\"A\\""' in grammar and '"\\"B\\""' in grammar  # the enum's two values
+    assert "additional" not in grammar  # closed: no other keys
     plain = Endpoint(base_url=None, api_key="k").structure(AllRequired)
     assert plain == {"response_format": response_format(AllRequired)}  # OpenAI & co: the standard field
 
@@ -80,4 +80,32 @@ def test_a_one_field_choice_keeps_the_standard_format_on_llama_cpp_too():
 
     ep = Endpoint(base_url="http://127.0.0.1:1/v1", api_key="k", llama_cpp=True)
     assert ep.structure(Route) == {"response_format": response_format(Route)}
-    assert "%json" in ep.structure(WithDefault)["extra_body"]["grammar"]  # not one required enum: compact JSON
+    assert 'space ::= ""' in ep.structure(WithDefault)["extra_body"]["grammar"]  # not one required enum: compact JSON
+
+
+def test_every_schema_the_agent_sends_converts_to_a_compact_grammar():
+    # llama.cpp's converter rejects what it cannot decode (``items: false`` beside ``prefixItems`` did): a schema it
+    # refuses would fail every call of its kind on the embedded engine, so each one the pipeline builds is tried.
+    from apis.cphos.registry import OPERATIONS as CPHOS
+    from apis.retail.registry import OPERATIONS as RETAIL
+    from chops.pipeline import schemas as s
+    from chops.pipeline.choices import arg_options
+    from chops.pipeline.confirm import ConfirmationAnswer
+    from eval.grading import JudgeVerdict
+
+    shop = tuple(RETAIL.values())
+    order = {"order_id": "#W0000001", "status": "delivered",
+             "items": [{"item_id": "11", "product_id": "p1", "name": "Table Lamp"},
+                       {"item_id": "12", "product_id": "p2", "name": "Coffee Kettle"}]}
+    products = [{"product_id": "p1", "name": "Table Lamp", "variants": {"13": "white; $9.00; available"}},
+                {"product_id": "p2", "name": "Coffee Kettle", "variants": {"14": "blue; $5.00; available"}}]
+    options = arg_options(shop, [{"orders": ["#W0000001"]}, order, *products], ["#W0000009"], "the lamp and the kettle")
+    assert any(groups for *_, groups in options)  # a one-each union of tuples is among them
+    schemas = [s.Level1Decision, s.SmallTalkGate, s.ConversationKind, s.Level2Decision, s.OneLevelDecision,
+               s.ProfileAnswer, s.GuideAnswer, s.Verdict, s.Score, s.Choice, ConfirmationAnswer, JudgeVerdict,
+               s.plan_schema(tuple(CPHOS.values())), s.proposal_schema(tuple(CPHOS.values()), with_answer=True),
+               s.plan_schema(shop, True), s.plan_schema(shop, True, options)]
+    ep = Endpoint(base_url="http://127.0.0.1:1/v1", api_key="k", llama_cpp=True)
+    for schema in schemas:
+        fields = ep.structure(schema)
+        assert "response_format" in fields or 'space ::= ""' in fields["extra_body"]["grammar"], schema
