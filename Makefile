@@ -8,8 +8,9 @@ BIN := $(VENV)/bin
 
 # The model engine (xllamacpp) is built from its source for this machine's CPU: llama.cpp then uses the CPU's
 # widest vector instructions (AVX-512/VNNI here), which the portable wheel leaves out; it read prompts 1.76x as
-# fast on two cores (python -m bench.engine --vs-site DIR). Without the grammar library and TLS it fetches from
-# git, so the build needs only cmake and a C++ compiler; where it fails, the portable wheel is installed instead.
+# fast on two cores (python -m bench.engine --vs-site DIR). llguidance and BoringSSL are left out (the build would
+# fetch them from git; the agent's grammars are llama.cpp's own GBNF, chops/llm/chat.py), so it needs only cmake
+# and a C++ compiler; where it fails, the portable wheel stays.
 ENGINE_CMAKE_ARGS ?= -DLLAMA_LLGUIDANCE=OFF -DLLAMA_BUILD_BORINGSSL=OFF
 
 $(BIN)/chops: requirements.txt pyproject.toml Makefile

@@ -164,8 +164,8 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
 
 def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]], sources: list[Any],
                asked: list[str]) -> list[str]:
-    """``values`` narrowed to those the customer described (``described.narrowed``), per name; the features of
-    the lines they replace (the pair's lines of the same name) count after the others."""
+    """``values`` narrowed to those the customer described (``described.narrowed``), per name; a feature the lines
+    they replace already have (the pair's lines of the same name) does not count."""
     named = record_fields(sources, set(op.choice_names().values()))
     names = named[op.choice_names()[arg]]
     # Every name the sources give (an order's item names too): a sentence about another product is not this one's.
