@@ -91,10 +91,11 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
              old: dict[str, set[str]], excluded: str | None, known: set[str],
              mentions: Callable[[str, str], bool]) -> list[str]:
     """``values`` kept, per name (``names``: a variant's product), where the customer's ``texts`` (``about`` that
-    name among the ``known`` names) mention the most features of their description (``described``) that the name's old lines (``old``: name
-    -> features) lack; a value whose description holds ``excluded`` only when its name has nothing else. A feature
-    that has alternatives mentioned in the same place ("battery first, then USB, then AC adapter") counts for
-    none: the customer is ranking them, and which one is available decides. Order kept."""
+    name among the ``known`` names) mention the most features of their description (``described``) that the
+    name's old lines (``old``: name -> features) lack; a value whose description holds ``excluded`` only when its
+    name has nothing else. A feature that has alternatives mentioned in the same place ("battery first, then USB,
+    then AC adapter") counts for none: the customer is ranking them, and which one is available decides. Order
+    kept."""
     texts = list(texts)
     groups: dict[str, list[str]] = {}
     for v in values:

@@ -72,8 +72,8 @@ def test_what_the_customer_wants_counts_before_what_their_line_already_is():
 def test_alternatives_the_customer_ranks_count_for_none():
     # Green or navy, whichever they have: both colours are in the same place of the line, so neither narrows;
     # cotton still does.
-    assert new_items("A green sweater, or navy if there is none, in cotton.") == ("sw-red-m-cotton", "sw-green-l-cotton",
-                                                                               "beanie-2")
+    assert new_items("A green sweater, or navy if there is none, in cotton.") == (
+        "sw-red-m-cotton", "sw-green-l-cotton", "beanie-2")
     assert new_items("Green L first, else navy XL.") == (
         "sw-red-m-cotton", "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
 
