@@ -13,8 +13,9 @@ Features ranked as alternatives ("battery first, then USB, then AC adapter": sev
 the lines) narrow nothing, nor does a sentence about another product ("… and the luggage set in black"). A word
 the customer did not type narrows nothing either ("Google Home" is not "Google Assistant", "brighter" no
 brightness): with no feature mentioned, every value stays (but the excluded), and the model chooses as before.
-Matching is by whole words, case-, hyphen- and plural-blind ("v-neck", "V neck", "vneck"; "1.5 liter"); an
-apostrophe joins ("it's" is not the size "S").
+Matching is by whole words, case-, hyphen- and plural-blind ("v-neck", "V neck", "vneck"; "1.5 liter"), a word
+may stand between two of a feature's ("not water resistant" is "not resistant"), and an apostrophe joins ("it's"
+is not the size "S").
 """
 
 from __future__ import annotations
@@ -50,7 +51,24 @@ def _words(texts: Iterable[str]) -> str:
 
 
 def _said(feature: str, words: str) -> bool:
-    return any(f" {form} " in words for form in _forms(feature))
+    """Whether ``words`` (``_words``) has ``feature``: one of its forms whole, or its words in order with at most
+    one word between each ("not water resistant" has "not resistant")."""
+    if any(f" {form} " in words for form in _forms(feature)):
+        return True
+    parts = _plain(feature).split()
+    if len(parts) < 2:
+        return False
+    said = words.split()
+    starts = [i for i, w in enumerate(said) if w == parts[0]]
+    return any(_in_order(said, i, parts[1:]) for i in starts)
+
+
+def _in_order(said: list[str], at: int, rest: list[str]) -> bool:
+    if not rest:
+        return True
+    # The word between may not be a number: "1.5 liters" is not "1 liter".
+    reach = at + 2 if at + 1 < len(said) and said[at + 1].isdigit() else at + 3
+    return any(said[j] == rest[0] and _in_order(said, j, rest[1:]) for j in range(at + 1, min(reach, len(said))))
 
 
 def mentioned_features(description: str, texts: Iterable[str]) -> set[str]:

@@ -38,6 +38,11 @@ def test_a_features_are_the_parts_of_a_listed_line_without_labels():
     line = "navy, XL, v-neck, 1000ml, crew neck; $33.00"
     assert mentioned_features(line, ["A Navy V neck in xl, 1000 ml please"]) == {"navy", "XL", "v-neck", "1000ml"}
     assert mentioned_features(line, ["the NAVY vneck, a crewneck"]) == {"navy", "v-neck", "crew neck"}
+    # A word may stand between a feature's words, not two, nor may they change places.
+    assert mentioned_features("not resistant, 4 hours", ["black ones, 4 battery hours, not water resistant"]) == {
+        "not resistant", "4 hours"}
+    assert mentioned_features("not resistant", ["not at all water resistant", "resistant? not"]) == set()
+    assert mentioned_features("1 liter, 1.5 liters", ["a 1.5 liter one"]) == {"1.5 liters"}  # a number is no gap
     # Whole words only, and an apostrophe joins: "it's" is not the size S, "small" is not "M".
     assert mentioned_features("red, S, M", ["it's a small one, I'm sure"]) == set()
     assert mentioned_features("红色, M", ["我要红色的"]) == set()  # no word boundaries to go by: nothing narrowed
