@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.described import descriptions, features, narrowed
+from chops.pipeline.described import descriptions, features, narrowed, not_features
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
@@ -139,6 +139,7 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
     describe best (``chops.pipeline.described``)."""
     operations, sources, typed, asked = list(operations), list(sources), list(typed), list(asked)
     fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
+    texts = descriptions(sources) if any(op.choice_described() for op in operations) else {}
     out = []
     for op in operations:
         names = op.choice_names()
@@ -154,24 +155,26 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
         excluded = own_lines(op, records, sources)
         for arg, values in found.items():
             values = [v for v in values if v not in excluded.get(arg, ())] or values
+            extra = typed
             if arg in op.choice_described():
-                values = _described(op, arg, values, found, sources, asked)
+                extra = not_features(typed, [texts.get(v, "") for v in values])
+                values = _described(op, arg, values, found, sources, asked, texts)
             named = [v for v in said[arg] if v in values]
             groups = one_each(named, fields[names[arg]]) if arg in op.choice_one_each() else ()
-            out.append((op.name, arg, tuple(dict.fromkeys([*values, *typed])), groups))
+            out.append((op.name, arg, tuple(dict.fromkeys([*values, *extra])), groups))
     return tuple(out)
 
 
 def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]], sources: list[Any],
-               asked: list[str]) -> list[str]:
-    """``values`` narrowed to those the customer described (``described.narrowed``), per name; a feature the lines
-    they replace already have (the pair's lines of the same name) does not count."""
+               asked: list[str], texts: dict[str, str]) -> list[str]:
+    """``values`` narrowed to those the customer described (``described.narrowed``; ``texts``: each value's
+    description), per name; a feature the lines they replace already have (the pair's lines of the same name)
+    does not count."""
     named = record_fields(sources, set(op.choice_names().values()))
     names = named[op.choice_names()[arg]]
     # Every name the sources give (an order's item names too): a sentence about another product is not this one's.
     known = {str(n) for found_names in named.values() for v in found_names.values()
              for n in (v if isinstance(v, list) else [v])}
-    texts = descriptions(sources)
     old: dict[str, set[str]] = {}
     for lines_arg, pair in op.choice_pairs().items():
         if pair["partner"] == arg:

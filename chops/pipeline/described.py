@@ -77,6 +77,13 @@ def mentioned_features(description: str, texts: Iterable[str]) -> set[str]:
     return {f for f in features(description) if _said(f, words)}
 
 
+def not_features(typed: Iterable[str], lines: Iterable[str]) -> list[str]:
+    """The ``typed`` tokens that are no word of a feature of ``lines``: "the 8GB, 1TB SSD one" typed "8GB" and
+    "1TB", which look like ids (a digit in them) but name options, and the 1.5B wrote "1TB" as the new item id."""
+    words = {w for line in lines for f in features(line) for w in _plain(f).split()}
+    return [t for t in typed if _plain(t) not in words]
+
+
 def descriptions(sources: Iterable[Any]) -> dict[str, str]:
     """``{value: its text}`` for every value the ``sources`` list: a mapping's key whose entry is a text (a
     product's variant line, keyed by item id), and each scalar of a record, described by the record's texts

@@ -102,6 +102,17 @@ def test_each_product_keeps_its_own_best_variants():
         "sw-navy-xl-v-neck", "beanie-2")
 
 
+def test_an_option_the_customer_typed_is_not_offered_as_an_id():
+    laptop = {"product_id": "p-lt", "name": "Laptop", "variants": {"lt-1": "15-inch, i7, 8GB, 1TB SSD; $9.00; available",
+                                                                  "lt-2": "13-inch, i5, 16GB, 512GB SSD; $8.00; available"}}
+    order = {"order_id": "#W0000042", "status": "delivered",
+             "items": [{"item_id": "lt-2", "product_id": "p-lt", "name": "Laptop", "options": "13-inch, i5"}]}
+    offered = {arg: v for _, arg, v, _ in arg_options(SWAP, [PROFILE, order, laptop], ["8GB", "1TB", "#W0000042"],
+                                                        "the laptop", ["The i7, 8GB, 1TB SSD laptop, #W0000042"])}
+    assert offered["new_item_ids"] == ("lt-1", "#W0000042")  # "8GB" and "1TB" name options; the order id stays
+    assert "8GB" in offered["order_id"]  # other arguments are offered what was typed, as ever
+
+
 def test_other_arguments_and_operations_are_not_narrowed():
     offered = {arg: v for _, arg, v, _ in arg_options(SWAP, [PROFILE, ORDER, SWEATER], (), "", ["green L"])}
     assert offered["item_ids"] == ("sw-red-m-wool", "beanie-1")  # the order's lines: what the line is, not wanted
