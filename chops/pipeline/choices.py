@@ -41,7 +41,7 @@ MAX_ONE_EACH = 3  # names a one-each list may combine: 7 orders of them in the g
 
 def _under(data: Any, key: str) -> Iterator[Any]:
     """Every value stored under ``key`` in ``data``, at any depth."""
-    return (node[key] for node in _records(data) if key in node)
+    return (node[key] for node in records(data) if key in node)
 
 
 def _descend(node: Any, keys: list[str]) -> Iterator[Any]:
@@ -90,7 +90,7 @@ def record_fields(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict
     source's record wins, so an order looked up this turn counts over the profile's overview."""
     found: dict[str, dict[str, Any]] = {key: {} for key in keys}
     for data in sources:
-        for node in _records(data):
+        for node in records(data):
             for key, fields in found.items():
                 if node.get(key) is not None:
                     fields.update((value, node[key]) for value in _scalars(node))
@@ -139,7 +139,8 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
     describe best (``chops.pipeline.described``)."""
     operations, sources, typed, asked = list(operations), list(sources), list(typed), list(asked)
     fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
-    texts = descriptions(sources) if any(op.choice_described() for op in operations) else {}
+    texts = descriptions(node for data in sources for node in records(data)) \
+        if any(op.choice_described() for op in operations) else {}
     out = []
     for op in operations:
         names = op.choice_names()
@@ -151,26 +152,26 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
                 said[arg] = mentioned(values, fields[names[arg]], message) if arg in names else []
                 found[arg] = said[arg] or values
         # The record a pair is in: the one offered, or the one typed among those offered ("#W… has a lamp…").
-        records = {arg: [v for v in values if v in typed] or values for arg, values in found.items()}
-        excluded = own_lines(op, records, sources)
+        held = {arg: [v for v in values if v in typed] or values for arg, values in found.items()}
+        excluded = own_lines(op, held, sources)
         for arg, values in found.items():
             values = [v for v in values if v not in excluded.get(arg, ())] or values
             extra = typed
             if arg in op.choice_described():
                 extra = not_features(typed, [texts.get(v, "") for v in values])
-                values = _described(op, arg, values, found, sources, asked, texts)
+                values = _described(op, arg, values, found, fields, asked, texts)
             named = [v for v in said[arg] if v in values]
             groups = one_each(named, fields[names[arg]]) if arg in op.choice_one_each() else ()
             out.append((op.name, arg, tuple(dict.fromkeys([*values, *extra])), groups))
     return tuple(out)
 
 
-def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]], sources: list[Any],
-               asked: list[str], texts: dict[str, str]) -> list[str]:
-    """``values`` narrowed to those the customer described (``described.narrowed``; ``texts``: each value's
-    description), per name; a feature the lines they replace already have (the pair's lines of the same name)
-    does not count."""
-    named = record_fields(sources, set(op.choice_names().values()))
+def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]],
+               fields: dict[str, dict[str, Any]], asked: list[str], texts: dict[str, str]) -> list[str]:
+    """``values`` narrowed to those the customer described (``described.narrowed``; ``fields``: ``record_fields``
+    of the names, ``texts``: each value's description), per name; a feature the lines they replace already have
+    (the pair's lines of the same name) does not count."""
+    named = {key: fields[key] for key in set(op.choice_names().values())}
     names = named[op.choice_names()[arg]]
     # Every name the sources give (an order's item names too): a sentence about another product is not this one's.
     known = {str(n) for found_names in named.values() for v in found_names.values()
@@ -237,7 +238,7 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
 
 def _lines(op: Operation, arg: str, within: Any, sources: list[Any]) -> list[str]:
     """The values of ``arg`` (an order's lines) in the record whose id is ``within``, once per line."""
-    holders = [node for data in sources for node in _records(data) if str(within) in _scalars(node)]
+    holders = [node for data in sources for node in records(data) if str(within) in _scalars(node)]
     return [v for node in holders for path in op.choice_keys()[arg] for v in _values(node, path)]
 
 
@@ -257,8 +258,8 @@ def own_lines(op: Operation, options: dict[str, list[str]], sources: list[Any]) 
     return out
 
 
-def _records(data: Any) -> Iterator[dict]:
-    """Every mapping in ``data``, at any depth."""
+def records(data: Any) -> Iterator[dict]:
+    """Every mapping in ``data``, at any depth (the one walk over look-up data: ids, names and descriptions)."""
     stack = [data]
     while stack:
         node = stack.pop()

@@ -73,8 +73,12 @@ def _in_order(said: list[str], at: int, rest: list[str]) -> bool:
 
 def mentioned_features(description: str, texts: Iterable[str]) -> set[str]:
     """The features of ``description`` that ``texts`` mention as whole words."""
-    words = _words(texts)
-    return {f for f in features(description) if _said(f, words)}
+    return {f for _, f in _mentioned(description, _words(texts))}
+
+
+def _mentioned(description: str, words: str) -> set[tuple[int, str]]:
+    """(place, feature) of each feature of ``description`` that ``words`` (``_words``) mention."""
+    return {(i, f) for i, f in enumerate(features(description)) if _said(f, words)}
 
 
 def not_features(typed: Iterable[str], lines: Iterable[str]) -> list[str]:
@@ -84,24 +88,18 @@ def not_features(typed: Iterable[str], lines: Iterable[str]) -> list[str]:
     return [t for t in typed if _plain(t) not in words]
 
 
-def descriptions(sources: Iterable[Any]) -> dict[str, str]:
-    """``{value: its text}`` for every value the ``sources`` list: a mapping's key whose entry is a text (a
-    product's variant line, keyed by item id), and each scalar of a record, described by the record's texts
-    joined (an order's line: its name and options)."""
+def descriptions(records: Iterable[dict]) -> dict[str, str]:
+    """``{value: its text}`` for every value the ``records`` (each mapping of the look-up data, ``choices.records``)
+    list: a mapping's key whose entry is a text (a product's variant line, keyed by item id), and each scalar of a
+    record, described by the record's texts joined (an order's line: its name and options)."""
     out: dict[str, str] = {}
-    stack = list(sources)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            texts = "; ".join(str(v) for v in node.values() if isinstance(v, str))
-            for key, value in node.items():
-                if isinstance(value, str):  # a line keyed by its id (a field name keyed so is never asked for)
-                    out[str(key)] = value
-                if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-                    out.setdefault(str(value), texts)
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
+    for node in records:
+        texts = "; ".join(str(v) for v in node.values() if isinstance(v, str))
+        for key, value in node.items():
+            if isinstance(value, str):  # a line keyed by its id (a field name keyed so is never asked for)
+                out[str(key)] = value
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                out.setdefault(str(value), texts)
     return out
 
 
@@ -130,8 +128,8 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
         usable = [v for v in group if not (excluded and excluded in described.get(v, ""))] or group
         said = _words(about(texts, name, known, mentions))
         # Only what the old line lacks: "Google Home instead of Apple HomeKit" names the old line's feature too.
-        wanted = {v: {(i, f) for i, f in enumerate(features(described.get(v, "")))
-                      if f not in old.get(name, set()) and _said(f, said)} for v in usable}
+        wanted = {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old.get(name, set())}
+                  for v in usable}
         places: dict[int, set[str]] = {}
         for i, f in set().union(*wanted.values()):
             places.setdefault(i, set()).add(f)

@@ -5,7 +5,7 @@ while another is. Made-up products only."""
 from __future__ import annotations
 
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import arg_options
+from chops.pipeline.choices import arg_options, records
 from chops.pipeline.described import descriptions, features, mentioned_features
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA
@@ -49,7 +49,7 @@ def test_a_features_are_the_parts_of_a_listed_line_without_labels():
 
 
 def test_descriptions_are_a_variants_line_and_an_order_lines_texts():
-    described = descriptions([ORDER, SWEATER])
+    described = descriptions(node for data in [ORDER, SWEATER] for node in records(data))
     assert described["sw-green-l-wool"] == "green, L, wool; $31.00; available"
     assert "color: black" in described["beanie-1"] and "Beanie" in described["beanie-1"]
 
