@@ -164,9 +164,12 @@ class TurnContext:
                 lines.append(fragment("history_agent", text=clip(t.reply, HISTORY_CLIP)))
         return section("history", lines)
 
-    def feedback_section(self) -> str:
-        """The verifier's reasons for earlier rejected attempts, or ""."""
-        return section("feedback", self.feedback[-2:])  # the last two are enough to steer a retry
+    def feedback_section(self, *, last: bool = False) -> str:
+        """The verifier's reasons for earlier rejected attempts, or "". ``last``: worded for the end of the prompt,
+        where the executors put it: everything before it is the same on a retry, so the engine reads only the
+        reasons (a retail retry reread ~2,000 tokens of look-ups after them, 70 s on two cores)."""
+        # The last two are enough to steer a retry.
+        return section("feedback_last" if last else "feedback", self.feedback[-2:])
 
     def add_feedback(self, cand: Candidate) -> None:
         """Remember why ``cand`` was rejected, for the next classifier and executor prompts."""

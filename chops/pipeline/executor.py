@@ -112,8 +112,8 @@ class Executor:
         # sent here ("am I a team leader?") still gets answered, and a sure one reads ~120 tokens less.
         mine = self.guide_profile == "always" or not ctx.router_sure_of("guide")
         profile = fragment("profile_section", profile=ctx.profile_text()) if mine else ""
-        msgs = messages("pipeline_execute_guide", history=ctx.history_section(), feedback=ctx.feedback_section(),
-                        profile=profile, chunks=rendered, request=ctx.text,
+        msgs = messages("pipeline_execute_guide", history=ctx.history_section(),
+                        feedback=ctx.feedback_section(last=True), profile=profile, chunks=rendered, request=ctx.text,
                         demonstrations=demonstrations_section(ctx.demonstrations, "guide"),
                         language=ctx.language_section())
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
@@ -139,8 +139,8 @@ class Executor:
             options = arg_options(offered, seen, typed, ctx.text, ctx.user_texts)
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
-                            shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),
-                            profile=ctx.profile_text(), request=ctx.text,
+                            shortlist=listed, history=ctx.history_section(),
+                            feedback=ctx.feedback_section(last=True), profile=ctx.profile_text(), request=ctx.text,
                             demonstrations=demonstrations_section(ctx.demonstrations, "system"),
                             observations=observations_section(lookups), language=ctx.language_section())
             out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(

@@ -15,14 +15,16 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.domain.outcomes import OperationResult, Outcome
-from chops.pipeline.choices import mentions
+from chops.pipeline.choices import mentions, records
 from chops.pipeline.context import Step, TurnContext, dumps
+from chops.pipeline.described import descriptions
 from chops.pipeline.prompting import clip, fragment, section
 
 # Characters of one look-up's result in the next prompt: an order's lines, a product's variants, and the shop's
 # whole product list (1,492 characters; at 900 "T-Shirt" was cut off and the model never saw its id).
 RESULT_CLIP = 1500
 OBSERVATIONS_CLIP = 3600  # all of them (~1,100 tokens): the prompt stays inside a 4,096-token context
+VALUE_CLIP = 200  # what a look-up says of one value a plan uses (an order's line, a variant's)
 
 
 def leaves(data: Any) -> set[str]:
@@ -131,6 +133,20 @@ def observation_lines(lookups: list[Step]) -> list[str]:
         kept.insert(0, line)
         budget -= len(line)
     return [lines[0], *kept]
+
+
+def value_lines(lookups: Iterable[Step], steps: Iterable[Step]) -> list[str]:
+    """Each argument value of ``steps`` that ``lookups`` returned, with what they say of it ("4953074738: Amazon
+    Alexa, black; $226.02; available"), once, in the order of the arguments: what the verifier needs to see
+    where a plan's ids came from, in a few lines instead of every result again."""
+    said = descriptions(r for data in results(lookups) for r in records(data))
+    values: list[str] = []
+    for step in steps:
+        for value in step.args.values():
+            values += [str(v) for v in (value if isinstance(value, list) else [value]) if v is not None]
+    # A record's text holds its own id too ("i-blue; desk lamp (blue)"): said once, before the colon.
+    return [f"{v}: {clip('; '.join(p for p in said[v].split('; ') if p != v), VALUE_CLIP)}"
+            for v in dict.fromkeys(values) if v in said]
 
 
 def observations_section(lookups: list[Step]) -> str:

@@ -147,8 +147,10 @@ def test_a_scripted_call_through_the_seam_lands_in_its_role():
         score: int
 
     trace.call("verifier", lambda lg: llm.structured("verifier", [("user", "hi")], Verdict, ledger=lg))
-    assert role_tokens(trace.to_dict()["steps"]) == {"verifier": {"calls": 1, "prompt_tokens": 0, "cached_tokens": 0,
-                                                                  "completion_tokens": 0, "latency_s": 0.0}}
+    got = role_tokens(trace.to_dict()["steps"])
+    # The scripted call's time is whatever the machine took (0.01 s on a busy one): only its presence is checked.
+    assert got["verifier"].pop("latency_s") >= 0
+    assert got == {"verifier": {"calls": 1, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}}
 
 
 def test_roles_are_summarised_per_turn_and_in_total():

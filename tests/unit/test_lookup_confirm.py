@@ -62,6 +62,16 @@ def states(engine_or_pending) -> list[str]:
         return [r.state for r in conn.execute(sa.select(ct.pending_change).order_by(ct.pending_change.c.id))]
 
 
+
+def test_the_verifier_sees_what_the_look_ups_said_of_the_plans_values_only(shop):
+    agent, _, llm, _, _ = shop
+    ask_exchange(agent, llm)
+    seen = prompt_text(llm, "verifier")
+    # The order's line and the chosen variant's, not every variant the look-up listed.
+    assert "i-blue: desk lamp (blue)" in seen and "i-red: desk lamp (red)" in seen
+    assert "green" not in seen and "GetVariants(" not in seen
+
+
 def test_looks_up_then_describes_the_change_and_writes_nothing_until_yes(shop):
     agent, api, llm, pending, _ = shop
     before = api.state["orders"]["#A1"].copy()
@@ -284,6 +294,10 @@ def test_a_plan_the_platform_refuses_is_redone_once_told_why(shop):
     assert result.outcome == "pending_confirmation" and result.args["item_id"] == "i-blue" and llm.pending() == {}
     retry = prompt_text(llm, "executor", 2)
     assert "That exchange is not possible" in retry and "[1] GetOrder(order_id='#A1')" in retry
+    # The reason comes last: the retry's prompt is the refused step's with it appended, so the engine finds all
+    # of that step's prompt cached and reads only the reason.
+    users = [msgs[-1][1] for role, msgs, _ in llm.calls if role == "executor"]
+    assert users[2].startswith(users[1]) and "That exchange is not possible" in users[2][len(users[1]):]
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the refused plan cost no verifier call
     assert api.audit == []
 
