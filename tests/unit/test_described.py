@@ -48,6 +48,17 @@ def test_a_features_are_the_parts_of_a_listed_line_without_labels():
     assert mentioned_features("红色, M", ["我要红色的"]) == set()  # no word boundaries to go by: nothing narrowed
 
 
+
+def test_a_difference_or_the_value_not_wanted_names_no_feature():
+    line = "300, 500, 800, maple, oak"
+    # "200 more" of a 300-sheet pad is 500, not the 200 typed; a bare number still names its value.
+    assert mentioned_features(line, ["the same pad but 200 more sheets, or 300 fewer"]) == set()
+    assert mentioned_features(line, ["the 500 sheet pad, 2 sizes bigger"]) == {"500"}
+    # What follows "rather than" / "instead of" is the one the customer does not want.
+    assert mentioned_features(line, ["oak rather than maple, if you have both"]) == {"oak"}
+    assert mentioned_features(line, ["a pad in oak instead of maple"]) == {"oak"}
+    assert mentioned_features(line, ["maple is nice but oak rather than maple"]) == {"maple", "oak"}  # said wanted once
+
 def test_descriptions_are_a_variants_line_and_an_order_lines_texts():
     described = descriptions(node for data in [ORDER, SWEATER] for node in records(data))
     assert described["sw-green-l-wool"] == "green, L, wool; $31.00; available"
