@@ -32,6 +32,7 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.described import descriptions, features, narrowed, not_features
+from chops.pipeline.relative import compared, labels
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
@@ -159,7 +160,7 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
             extra = typed
             if arg in op.choice_described():
                 extra = not_features(typed, [texts.get(v, "") for v in values])
-                values = _described(op, arg, values, found, fields, asked, texts)
+                values = _described(op, arg, values, found, fields, asked, texts, sources)
             named = [v for v in said[arg] if v in values]
             groups = one_each(named, fields[names[arg]]) if arg in op.choice_one_each() else ()
             out.append((op.name, arg, tuple(dict.fromkeys([*values, *extra])), groups))
@@ -167,22 +168,31 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
 
 
 def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]],
-               fields: dict[str, dict[str, Any]], asked: list[str], texts: dict[str, str]) -> list[str]:
+               fields: dict[str, dict[str, Any]], asked: list[str], texts: dict[str, str],
+               sources: list[Any]) -> list[str]:
     """``values`` narrowed to those the customer described (``described.narrowed``; ``fields``: ``record_fields``
     of the names, ``texts``: each value's description), per name; a feature the lines they replace already have
-    (the pair's lines of the same name) does not count."""
+    (the pair's lines of the same name) does not count. Then, where the customer compares with the line replaced
+    ("a bigger one"), those on that side of it (``relative.compared``)."""
     named = {key: fields[key] for key in set(op.choice_names().values())}
     names = named[op.choice_names()[arg]]
     # Every name the sources give (an order's item names too): a sentence about another product is not this one's.
     known = {str(n) for found_names in named.values() for v in found_names.values()
              for n in (v if isinstance(v, list) else [v])}
     old: dict[str, set[str]] = {}
+    compared_to: dict[str, tuple[str, dict[str, str]]] = {}  # name -> the line replaced, its labelled options
     for lines_arg, pair in op.choice_pairs().items():
         if pair["partner"] == arg:
             for line in found.get(lines_arg, ()):
                 old.setdefault(str(names.get(line)), set()).update(features(texts.get(line, "")))
-    return narrowed(values, asked, names=names, described=texts, old=old,
-                    excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions)
+                held = labels(t for data in sources for node in records(data) if line in _scalars(node)
+                              for t in node.values() if isinstance(t, str))
+                compared_to.setdefault(str(names.get(line)), (line, held))
+    # Compared after the named features narrowed: alternatives ranked in one place ("battery first, then USB") are
+    # told from the whole list, and the comparison keeps its side of those (none on that side: all of them).
+    values = narrowed(values, asked, names=names, described=texts, old=old,
+                      excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions)
+    return compared(values, asked, names=names, described=texts, old=compared_to, known=known, mentions=mentions)
 
 
 def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:

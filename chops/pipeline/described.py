@@ -128,6 +128,14 @@ def about(texts: Iterable[str], name: str, names: set[str], mentions: Callable[[
     return [s for s in sentences if mentions(s, name) or not any(mentions(s, n) for n in names if n != name)]
 
 
+def by_name(values: Iterable[str], names: dict[str, Any]) -> dict[str, list[str]]:
+    """``values`` grouped by their name (``names``: a variant's product), first seen first."""
+    groups: dict[str, list[str]] = {}
+    for v in values:
+        groups.setdefault(str(names.get(v)), []).append(v)
+    return groups
+
+
 def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
              old: dict[str, set[str]], excluded: str | None, known: set[str],
              mentions: Callable[[str, str], bool]) -> list[str]:
@@ -138,11 +146,8 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
     then AC adapter") counts for none: the customer is ranking them, and which one is available decides. Order
     kept."""
     texts = list(texts)
-    groups: dict[str, list[str]] = {}
-    for v in values:
-        groups.setdefault(str(names.get(v)), []).append(v)
     keep: set[str] = set()
-    for name, group in groups.items():
+    for name, group in by_name(values, names).items():
         usable = [v for v in group if not (excluded and excluded in described.get(v, ""))] or group
         said = _words(about(texts, name, known, mentions))
         # Only what the old line lacks: "Google Home instead of Apple HomeKit" names the old line's feature too.

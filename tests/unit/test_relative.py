@@ -1,0 +1,47 @@
+"""Variants described relative to the line they replace (``chops.pipeline.relative``): "a bigger one", "less
+bright", "a larger frame" keep the variants on that side of the old line's value. Made-up products only."""
+
+from __future__ import annotations
+
+from apis.retail.registry import OPERATIONS
+from chops.pipeline.choices import arg_options
+from chops.pipeline.relative import comparisons, labels, rank
+
+KETTLE = {"product_id": "p-k", "name": "Kettle", "options": "capacity, finish", "variants": {
+    "k-500": "500ml, matte; $20.00; available", "k-750": "750ml, matte; $22.00; available",
+    "k-1000": "1000ml, gloss; $25.00; available", "k-250": "250ml, gloss; $18.00; available"}}
+TORCH = {"product_id": "p-t", "name": "Torch", "options": "glow, case", "variants": {
+    "t-low": "low, red; $9.00; available", "t-med": "medium, red; $10.00; available",
+    "t-high": "high, blue; $11.00; available", "t-high-red": "high, red; $12.00; NOT available"}}
+ORDER = {"order_id": "#W0000077", "status": "delivered", "items": [
+    {"item_id": "k-500", "product_id": "p-k", "name": "Kettle", "options": "capacity: 500ml, finish: matte"},
+    {"item_id": "t-med", "product_id": "p-t", "name": "Torch", "options": "glow: medium, case: red"}]}
+SWAP = (OPERATIONS["exchange_delivered_order_items"],)
+
+
+def new_items(*asked: str) -> tuple[str, ...]:
+    options = arg_options(SWAP, [ORDER, KETTLE, TORCH], (), "", asked)
+    return {arg: v for _, arg, v, _ in options}["new_item_ids"]
+
+
+def test_a_comparison_names_its_option_by_the_old_lines_label():
+    options = labels(["capacity: 500ml, finish: matte"])
+    assert options == {"capacity": "500ml", "finish": "matte"}
+    assert comparisons("a bigger one please", options) == [("capacity", 1)]  # bigger, no option named: the size
+    assert comparisons("one with less glow and a shinier finish", ["glow", "case"]) == [("glow", -1)]
+    assert comparisons("a glossier, brighter torch", ["brightness", "case"]) == [("brightness", 1)]
+    assert comparisons("I'd like more help with this", options) == []  # "more help" names no option
+    assert rank("750ml", ["500ml", "1000ml"]) == 750 and rank("medium", ["low", "high"]) == 1
+    assert rank("matte", ["gloss"]) is None  # no order: nothing is compared
+
+
+def test_the_variants_on_the_side_asked_for_are_offered():
+    kettles = [v for v in new_items("Could I swap the kettle for a bigger one?") if v.startswith("k-")]
+    assert kettles == ["k-750", "k-1000"]
+    assert [v for v in new_items("the kettle but smaller") if v.startswith("k-")] == ["k-250"]
+    # The torch with less glow: the low one; with more glow: the high one available (not the one NOT available).
+    assert [v for v in new_items("a torch with less glow") if v.startswith("t-")] == ["t-low"]
+    assert [v for v in new_items("a torch with more glow") if v.startswith("t-")] == ["t-high"]
+    # With a named feature too, the comparison narrows what that left; nothing on its side: all of them stay.
+    assert [v for v in new_items("a bigger kettle in gloss") if v.startswith("k-")] == ["k-1000"]
+    assert [v for v in new_items("a smaller kettle, the 750ml one") if v.startswith("k-")] == ["k-750"]
