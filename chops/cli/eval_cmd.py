@@ -222,6 +222,9 @@ _dir = click.Path(exists=True, file_okay=False, path_type=Path)
 @click.option("--task-ids", help="only these tasks, comma-separated")
 @click.option("--end-states", type=click.Choice(["first", "all", "none"]), default="first", show_default=True,
               help="which trials' end states to keep in OUT/end_states (each is a whole database)")
+@click.option("--max-turns", type=click.IntRange(min=1),
+              help="at most N customer messages a conversation (default: the script's, 20): a conversation that "
+                   "loops costs minutes a turn on two cores")
 @click.option("--retry-errors", is_flag=True, help="on resume, re-run conversations that crashed")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,

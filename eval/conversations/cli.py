@@ -14,7 +14,8 @@ def default_dump(tasks: Path) -> Path:
 
 def run_command(domain: str | None, tasks: Path, users: Path | None, dump: Path | None, guides: Path | None,
                 trials: int, workers: int, user_model: str | None, user_model_name: str | None, limit: int | None,
-                task_ids: str | None, end_states: str, retry_errors: bool, quiet: bool, out: Path) -> None:
+                task_ids: str | None, end_states: str, retry_errors: bool, quiet: bool, out: Path,
+                max_turns: int | None = None) -> None:
     """Run (or resume) the conversation eval and write its report; prints the headline table."""
     from chops.domain.pack import UnknownDomain, load_pack
     from chops.settings import get_settings
@@ -38,7 +39,7 @@ def run_command(domain: str | None, tasks: Path, users: Path | None, dump: Path 
     ids = [i.strip() for i in task_ids.split(",") if i.strip()] if task_ids else None
     cfg = ConversationEvalConfig(domain=domain, tasks=tasks, users=users, dump=dump, trials=trials, workers=workers,
                                  user_model_url=user_model, user_model_name=user_model_name, limit=limit,
-                                 task_ids=ids, end_states=end_states)
+                                 task_ids=ids, end_states=end_states, max_turns=max_turns)
     click.echo(f"run directory: {out}", err=True)
     try:
         make_service, closer = agent_service_factory(settings, pack, guides_dir=guides, work_dir=out / "work")

@@ -4,7 +4,7 @@ database copy, one agent LLM shared by all.
 
 Run directory layout::
 
-    run.json        the run's identity (domain, task and users files, user model); a resume must match
+    run.json        the run's identity (domain, task and users files, user model, turn cap); a resume must match
     results.jsonl   one JSON record per finished (task, trial)
     work/           template.db (the pack's pristine database) and per-conversation scratch copies
     end_states/     each conversation's exported end state
@@ -40,12 +40,15 @@ class ConversationEvalConfig(BaseModel):
     limit: int | None = Field(default=None, ge=1)
     task_ids: list[str] | None = None
     end_states: str = Field(default="first", pattern="^(all|first|none)$")
+    max_turns: int | None = Field(default=None, ge=1, description="at most this many customer messages a "
+                                  "conversation (None: the script's, else the LLM user's own limit)")
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resume (trials, workers and the selection may)."""
         return {"kind": "conversations", "domain": self.domain, "tasks": file_digest(self.tasks),
                 "users": file_digest(self.users) if self.users else None,
-                "user_model": [self.user_model_url, self.user_model_name] if self.user_model_url else "scripted"}
+                "user_model": [self.user_model_url, self.user_model_name] if self.user_model_url else "scripted",
+                **({"max_turns": self.max_turns} if self.max_turns else {})}
 
 
 def customer_resolver(users: UsersFile | None) -> Callable[[Task], str]:
@@ -70,12 +73,13 @@ def user_factory(cfg: ConversationEvalConfig, users: UsersFile | None, chat: Any
         from eval.conversations.llm_user import LLMUser, chat_model
 
         model = chat or chat_model(cfg.user_model_url, cfg.user_model_name or "default")
-        return lambda task: LLMUser(model, task.instructions)
+        limit = {"max_turns": cfg.max_turns} if cfg.max_turns else {}
+        return lambda task: LLMUser(model, task.instructions, **limit)
     if users is None:
         raise ValueError("scripted users need a --users file (or give --user-model)")
     from eval.conversations.scripted_user import ScriptedUser
 
-    return lambda task: ScriptedUser(users.script(task.id), users.keyword_sets)
+    return lambda task: ScriptedUser(users.script(task.id), users.keyword_sets, max_turns=cfg.max_turns)
 
 
 def pending_work(tasks: list[Task], trials: int, done: set[str]) -> list[tuple[Task, int]]:

@@ -25,14 +25,17 @@ class ScriptError(ValueError):
 class ScriptedUser:
     """One scripted customer for one conversation (not reusable: it remembers which rules fired)."""
 
-    def __init__(self, script: Mapping[str, Any], keyword_sets: Mapping[str, list[str]] | None = None) -> None:
-        """``script``: one entry of a users file's ``scripts``; ``keyword_sets``: the file's shared sets."""
+    def __init__(self, script: Mapping[str, Any], keyword_sets: Mapping[str, list[str]] | None = None, *,
+                 max_turns: int | None = None) -> None:
+        """``script``: one entry of a users file's ``scripts``; ``keyword_sets``: the file's shared sets;
+        ``max_turns``: a cap under the script's own (the eval's ``--max-turns``)."""
         self.script, self.sets = script, dict(keyword_sets or {})
         for key in ("opening", "replies", "default"):
             if key not in script:
                 raise ScriptError(f"script {script.get('task_id')!r} lacks {key!r}")
         self._check_sets()
-        self.max_turns = int(script.get("max_turns") or DEFAULT_MAX_TURNS)
+        own = int(script.get("max_turns") or DEFAULT_MAX_TURNS)
+        self.max_turns = min(own, max_turns) if max_turns else own
         self.fired: list[str] = []  # rule ids in firing order ("after"/"once" read it)
         self.said: list[tuple[str, str]] = []  # (rule id, or "opening"/"default"; the text) — for the record
         self.sent = 0  # user messages sent, the opening included

@@ -71,6 +71,14 @@ def test_every_task_runs_as_a_conversation_and_is_graded(files, tmp_path):
     assert not (out / "end_states" / "boom.json").exists()
 
 
+
+def test_a_turn_cap_ends_a_looping_conversation_sooner(files, tmp_path):
+    records = {r["task_id"]: r for r in run(files, tmp_path / "run", max_turns=2, task_ids=["stuck", "cancel"])}
+    assert records["stuck"]["ended"] == "max_turns" and records["stuck"]["n_turns"] == 1
+    # Its "yes" was its 2nd message, so its last: unanswered, nothing committed.
+    assert not records["cancel"]["passed"] and records["cancel"]["n_turns"] == 1
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["identity"]["max_turns"] == 2  # kept on resume
+
 def test_summary_report_and_plot(files, tmp_path):
     out = tmp_path / "run"
     records = run(files, out, trials=2, workers=2, end_states="all")

@@ -120,6 +120,14 @@ def test_rules_in_order_once_after_unless_and_default():
     assert user.ended and user.end_reason == MAX_TURNS  # the 5th user message was the last
 
 
+
+def test_the_evals_cap_ends_a_conversation_sooner_never_later():
+    capped = ScriptedUser(SCRIPT, SETS, max_turns=2)
+    capped.opening()
+    assert capped.reply("A green cup?") == ("The red mug, please.", True) and capped.end_reason == MAX_TURNS
+    assert ScriptedUser(SCRIPT, SETS, max_turns=50).max_turns == 5  # the script's own limit stays the limit
+    assert ScriptedUser({**SCRIPT, "max_turns": None}, SETS).max_turns == 20  # the format's default
+
 def test_end_rule_and_unless_after():
     user = ScriptedUser(SCRIPT, SETS)
     user.opening()
