@@ -59,7 +59,6 @@ class Candidate:
     reason: str | None = None
     tier: str | None = None  # the executor tier that produced it
     lookups: list[Step] = field(default_factory=list)  # reads the executor made and read before this proposal
-    left_out: list[str] = field(default_factory=list)  # names the message mentions that the plan leaves unchanged
 
     @property
     def operation(self) -> str | None:

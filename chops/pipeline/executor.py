@@ -31,7 +31,6 @@ from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, counterpart, paired, typed_ids
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.left_out import left_out
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
@@ -251,10 +250,8 @@ class Executor:
                 for s, result in zip(writes, plan.steps):
                     s.result = result
         records = [_step_record(s, ctx.nickname, others) for s in steps]
-        left = left_out([(self.operations[s.operation], s.args) for s in writes], seen, ctx.text)
-        step.update(records[0], steps=records, **({"left_out": left} if left else {}))
-        return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups),
-                         left_out=left)
+        step.update(records[0], steps=records)
+        return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups))
 
 
 def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:

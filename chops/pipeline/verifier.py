@@ -36,9 +36,8 @@ def evidence(ctx: TurnContext, cand: Candidate, *, related: bool = True) -> str:
     """What the verifier sees of a candidate: the answer with its source, or the operation's result
     (for a plan of several calls every step's, then the combined changes of the writes); for a write
     also whose account it changes (always the sender's), to compare with the request; after look-ups, first what
-    they said of the plan's values (``value_lines``), and what the message names that no step changes
-    (``Candidate.left_out``). ``related``: a profile answer is shown the profile lines it concerns
-    (``related_lines``), not the whole profile."""
+    they said of the plan's values (``value_lines``). ``related``: a profile answer is shown the profile lines it
+    concerns (``related_lines``), not the whole profile."""
     if cand.lookups and cand.steps:
         # What the plan's values came from, not every result again: the whole look-ups were ~1,100 of a retail
         # exchange's 2,700 prompt tokens (74 s of a 197 s turn on two cores), and the dry run's message already
@@ -52,10 +51,7 @@ def evidence(ctx: TurnContext, cand: Candidate, *, related: bool = True) -> str:
         text = fragment("plan_evidence", steps="\n".join(parts), diff=diff or "none")
     else:
         text = _step_evidence(cand.steps[0]) if cand.steps else _answer_evidence(ctx, cand, related)
-    if not cand.writes:
-        return text
-    left = fragment("left_out_evidence", names=", ".join(cand.left_out)) if cand.left_out else ""
-    return text + left + "\n" + fragment("account_evidence", nickname=ctx.nickname)
+    return text + "\n" + fragment("account_evidence", nickname=ctx.nickname) if cand.writes else text
 
 
 def related_lines(profile: str, texts: list[str]) -> str | None:
@@ -141,10 +137,7 @@ class Verifier:
                 ctx, cand, related=self.settings.verifier_profile == "related")}
             quick = None
             mode = self.settings.verifier_reason
-            # A plan that leaves out something the message names gets the reasoned verdict at once: the quick
-            # score passed the exchange of one of two items asked for (9 of 10), and the line may name what the
-            # customer keeps ("all of it except the coffee machine"), which takes reading the message to tell.
-            if (mode == "on_fail" or (mode == "operations" and cand.operation)) and not cand.left_out:
+            if mode == "on_fail" or (mode == "operations" and cand.operation):
                 msgs = messages(prompt, **{**fill, "evidence": fill["evidence"] + fragment("score_only")})
                 quick, step = ctx.trace.call("verifier", lambda lg: self.llm.structured(
                     "verifier", msgs, Score, ledger=lg), route=cand.route, quick=True)
