@@ -169,9 +169,18 @@ class Agent:
                 with self.llm.at_tier(ctx.tier):
                     cand = self._attempt(ctx)
             except LLMError as exc:
-                if exc.code != "invalid_output" or not can_escalate:
+                if exc.code != "invalid_output":
                     raise
-                self._escalate(ctx, "schema")  # twice invalid for its schema: a stronger tier may manage
+                if can_escalate:
+                    self._escalate(ctx, "schema")  # twice invalid for its schema: a stronger tier may manage
+                elif i < rounds and not ctx.invalid_redone:
+                    # Once a turn, told why: a plan for four items ran past the executor's tokens twice (train
+                    # task 20) and the turn ended in an error the customer could do nothing with.
+                    ctx.invalid_redone = True
+                    ctx.feedback.append(fragment("feedback_invalid", n=i))
+                    trace.step("redo", reason="invalid_output", of=exc.role)
+                else:
+                    raise
                 continue
             if cand.route in CONVERSATION_ROUTES:  # a fixed reply: nothing to execute or verify
                 return cand, True

@@ -130,6 +130,7 @@ class TurnContext:
     # (a retry does not read the same order again). None until the operations route first runs.
     lookups: list[Step] | None = None
     refusal_redone: bool = False  # a refused plan was already redone once this turn (Agent)
+    invalid_redone: bool = False  # a reply cut off or off the schema was already redone once this turn (Agent)
     barred: set[str] = field(default_factory=set)  # operations refused against a precondition: not offered again
 
     def router_sure_of(self, route: str) -> bool:

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from chops import tables as ct
 from chops.db import make_engine
-from chops.llm import ScriptedLLM
+from chops.llm import LLMError, ScriptedLLM
 from chops.migrate import AGENT, upgrade_histories
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
@@ -267,6 +267,27 @@ def test_an_attempt_that_proposes_nothing_is_rejected_without_the_verifier_and_r
     assert "proposed nothing" in prompt_text(llm, "executor", 2)  # the retry is told why
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the empty attempt cost no verifier call
 
+
+
+def test_a_reply_off_the_schema_twice_is_redone_once_told_why(shop):
+    agent, api, llm, _, _ = shop
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", call("GetVariants", item_id="i-blue"))
+    llm.enqueue("executor", '{"calls": [{"operation": "Exchange", "args": {"order_id": "#A1", "item_id": "i-bl')
+    llm.enqueue("executor", '{"calls": [{"operation": "Exchange", "args": {"order_id": "#A1", "item_id": "i-bl')
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", EXCHANGE).enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "swap the lamp in #A1 for the red one", turn_key="c1:1", conversation_id="c1")
+    assert result.outcome == "pending_confirmation" and result.iterations == 2 and llm.pending() == {}
+    assert "Attempt 1 was cut off" in prompt_text(llm, "executor", 4)  # the retry is told why
+    # Once a turn: the same failure again ends the turn with the error, as before.
+    to_system(llm)
+    llm.enqueue("executor", "{").enqueue("executor", "{")
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", "{").enqueue("executor", "{")
+    with pytest.raises(LLMError, match="invalid_output"):
+        agent.handle("ann", "swap the lamp in #A1 for the red one", turn_key="c2:1", conversation_id="c2")
+    assert api.audit == []
 
 def test_two_empty_attempts_end_the_turn_honestly(shop):
     agent, api, llm, _, _ = shop

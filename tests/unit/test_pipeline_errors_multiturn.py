@@ -38,10 +38,11 @@ def test_a_model_timeout_anywhere_raises_and_changes_nothing(engine, fail_role):
 
 def test_invalid_model_output_twice_is_an_invalid_output_error(engine):
     agent, llm = make_agent(engine)
-    llm.enqueue("classifier", "no json here").enqueue("classifier", {"route": "maybe"})
+    for _ in range(2):  # the turn is redone once, told why; invalid again, it is the error
+        llm.enqueue("classifier", "no json here").enqueue("classifier", {"route": "maybe"})
     with pytest.raises(LLMError) as err:
         agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
-    assert err.value.code == "invalid_output"
+    assert err.value.code == "invalid_output" and llm.pending() == {}
 
 
 def test_an_operation_name_outside_the_registry_is_rejected_by_the_schema(engine):
@@ -49,10 +50,12 @@ def test_an_operation_name_outside_the_registry_is_rejected_by_the_schema(engine
     to_system(llm)
     llm.enqueue("executor", call("DropAllTables"))
     llm.enqueue("executor", call("DeleteUser", Name="x"))
+    to_system(llm, fresh=False)  # redone once, told why, and refused by the schema again
+    llm.enqueue("executor", call("DropAllTables")).enqueue("executor", call("DropAllTables"))
     before = db_snapshot(engine)
     with pytest.raises(LLMError) as err:
         agent.handle("demo_leader", "Delete everything", turn_key="c:1")
-    assert err.value.code == "invalid_output" and db_snapshot(engine) == before
+    assert err.value.code == "invalid_output" and db_snapshot(engine) == before and llm.pending() == {}
 
 
 def test_a_nickname_argument_cannot_be_smuggled_into_an_operation(engine):
