@@ -8,8 +8,12 @@ as the old line labels it ("brightness: medium", "frame size: medium"), keeps th
 above or below the old line's. "Bigger", "larger" and "smaller" with no option named are about the size or the
 capacity. Values are ordered by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, high",
 "S, M, L"); where the old value or a variant's has no place in an order, nothing is narrowed, nor is it where no
-variant is on the wanted side. Whole words only, and only a word followed by (or itself naming) an option:
-"I'd like more help" compares nothing.
+variant is on the wanted side. "The same size" keeps the old line's value ("the same type as the one I got"
+compares with another line: nothing); "the cheapest", "the most expensive", "the maximum zoom" keep the least or
+the most of what the rest kept (a price is the variant's "$…" feature). Asked for "the cheapest desk lamp
+available", the 1.5B chose a dearer one (train task 44); for "the maximum zoom", a 5x camera where a 10x was
+listed (task 52). Whole words only, and only a word followed by (or itself naming) an option: "I'd like more
+help" compares nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +28,14 @@ _UP = {"bigger", "larger", "higher", "more", "brighter", "longer", "greater", "t
        "louder", "stronger", "faster"}
 _DOWN = {"smaller", "lower", "less", "fewer", "dimmer", "shorter", "narrower", "lighter", "quieter", "weaker",
          "slower"}
-_SIZED = {"bigger", "larger", "smaller"}  # with no option named: the size or the capacity
+_SIZED = {"bigger", "larger", "smaller", "biggest", "largest", "smallest"}  # no option named: size or capacity
+_MOST = {"most", "maximum", "max", "highest", "largest", "biggest", "greatest", "longest"}
+_LEAST = {"least", "minimum", "min", "lowest", "smallest", "shortest"}
+# How each word compares: +1 above the old line, -1 below, 0 the same, +2 the most, -2 the least.
+_HOW = {**{w: 1 for w in _UP}, **{w: -1 for w in _DOWN}, "same": 0, **{w: 2 for w in _MOST},
+        **{w: -2 for w in _LEAST}}
+_PRICED = {"cheaper": -1, "pricier": 1, "cheapest": -2, "priciest": 2}  # words about the price alone
+PRICE = "price"  # the pseudo-option a variant's "$…" feature is the value of
 _SIZES = ("size", "capacity")
 SCALES = (("low", "medium", "high"), ("small", "medium", "large"), ("xs", "s", "m", "l", "xl", "xxl"))
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -44,22 +55,38 @@ def labels(texts: Iterable[str]) -> dict[str, str]:
 
 
 def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
-    """(option, +1 for above or -1 for below) for each comparison ``text`` makes about one of ``options``."""
+    """(option, how) for each comparison ``text`` makes about one of ``options`` or the price (``PRICE``): how is
+    +1 for above the old line's value, -1 for below, 0 for the same ("the same size"), +2 for the most ("the
+    maximum zoom", "the most expensive"), -2 for the least ("the cheapest"). The same and the comparisons first,
+    then the most and the least: they pick among what the others kept."""
     options = list(options)
     words = _WORDS.findall(text.lower())
     out: list[tuple[str, int]] = []
     for i, word in enumerate(words):
-        if word not in _UP and word not in _DOWN:
-            continue
-        # "less bright", "lower resolution": the next word; "brighter": the word itself, its "er" cut.
-        about_words = [w for w in (words[i + 1] if i + 1 < len(words) else "", word[:-2], word[:-3]) if len(w) >= 4]
-        option = next((o for o in options for w in about_words
-                       if any(part.startswith(w) or w.startswith(part) for part in o.split() if len(part) >= 4)), None)
-        if option is None and word in _SIZED:
-            option = next((o for o in options if any(s in o.split() for s in _SIZES)), None)
-        if option is not None and (option, 1 if word in _UP else -1) not in out:
-            out.append((option, 1 if word in _UP else -1))
-    return out
+        after = words[i + 1] if i + 1 < len(words) else ""
+        how = _HOW.get(word)
+        if word in _PRICED:
+            found: tuple[str, int] | None = (PRICE, _PRICED[word])
+        elif how is None or how == 0 and words[i + 2:i + 3] == ["as"]:
+            continue  # "the same type as the one I received" compares with another line, not the one replaced
+        elif after == "expensive" and how != 0:
+            found = (PRICE, how)  # "less expensive", "more expensive", "most expensive", "least expensive"
+        else:
+            found = None
+            # "less bright", "lower resolution", "same size", "maximum zoom": the next word; "brighter": the word
+            # itself, its "er" cut.
+            stems = [word[:-2], word[:-3]] if abs(how) == 1 else []
+            about_words = [w for w in (after, *stems) if len(w) >= 4]
+            option = next((o for o in options for w in about_words
+                           if any(part.startswith(w) or w.startswith(part) for part in o.split() if len(part) >= 4)),
+                          None)
+            if option is None and word in _SIZED:
+                option = next((o for o in options if any(s in o.split() for s in _SIZES)), None)
+            if option is not None:
+                found = (option, how)
+        if found is not None and found not in out:
+            out.append(found)
+    return sorted(out, key=lambda c: abs(c[1]) == 2)
 
 
 def rank(value: str, others: Iterable[str]) -> float | None:
@@ -78,26 +105,44 @@ def compared(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
              old: dict[str, tuple[str, dict[str, str]]], known: set[str],
              mentions: Callable[[str, str], bool]) -> list[str]:
     """``values`` kept, per name, where they stand as the customer's ``texts`` (``about`` that name) compare them
-    to the old line (``old``: name -> (its item id, its ``labels``)); a value's option is its description's
-    feature at the option's place among the labels. Order kept."""
+    to the old line (``old``: name -> (its item id, its ``labels``)), each comparison narrowing what the one before
+    kept (``comparisons``; none kept: it narrows nothing); a value's option is its description's feature at the
+    option's place among the labels, its price the feature that starts with "$". Order kept."""
     texts = list(texts)
     drop: set[str] = set()
     for name, group in by_name(values, names).items():
         if name not in old:
             continue
         old_id, options = old[name]
-        for option, direction in comparisons(" ".join(about(texts, name, known, mentions)), options):
-            place = list(options).index(option)
-            at = {v: features(described.get(v, "")) for v in group}
-            at = {v: f[place] for v, f in at.items() if len(f) > place}
-            mine = options[option]
-            if old_id in described and features(described[old_id])[place:place + 1] != [mine]:
+        kept = list(group)
+        for option, how in comparisons(" ".join(about(texts, name, known, mentions)), options):
+            at = {v: _value(described.get(v, ""), option, options) for v in kept}
+            mine = _value(described.get(old_id, ""), option, options) if option == PRICE else options[option]
+            if option != PRICE and old_id in described and _value(described[old_id], option, options) != mine:
                 continue  # the variant lines do not list the options in the labels' order
-            ranks = {v: rank(x, [mine, *at.values()]) for v, x in at.items()}
-            base = rank(mine, at.values())
-            if base is None or None in ranks.values():
+            if None in at.values():
                 continue
-            side = {v for v, r in ranks.items() if (r - base) * direction > 0}
-            if side:
-                drop |= set(group) - side
+            ranks = {v: rank(x, [*at.values(), *([mine] if mine else [])]) for v, x in at.items()}
+            if how == 0:  # the same: no order needed
+                side = [v for v in kept if at[v] == mine]
+            elif None in ranks.values():
+                continue
+            elif abs(how) == 2:
+                best = (max if how > 0 else min)(ranks.values())
+                side = [v for v in kept if ranks[v] == best]
+            else:
+                base = rank(mine, at.values()) if mine is not None else None
+                side = [] if base is None else [v for v in kept if (ranks[v] - base) * how > 0]
+            kept = side or kept
+        drop |= set(group) - set(kept)
     return [v for v in values if v not in drop]
+
+
+def _value(description: str, option: str, options: dict[str, str]) -> str | None:
+    """``option``'s value in a variant's ``description``: its feature at the option's place among the old line's
+    labelled ``options``, or for ``PRICE`` the feature that starts with "$"; None where it has none."""
+    parts = features(description)
+    if option == PRICE:
+        return next((f for f in parts if f.startswith("$")), None)
+    place = list(options).index(option)
+    return parts[place] if len(parts) > place else None

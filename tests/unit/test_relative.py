@@ -45,3 +45,18 @@ def test_the_variants_on_the_side_asked_for_are_offered():
     # With a named feature too, the comparison narrows what that left; nothing on its side: all of them stay.
     assert [v for v in new_items("a bigger kettle in gloss") if v.startswith("k-")] == ["k-1000"]
     assert [v for v in new_items("a smaller kettle, the 750ml one") if v.startswith("k-")] == ["k-750"]
+
+
+def test_the_same_option_and_the_most_or_least_of_one():
+    options = {"capacity": "500ml", "finish": "matte"}
+    assert comparisons("the same finish but the largest you have", options) == [("finish", 0), ("capacity", 2)]
+    assert comparisons("the cheapest one", options) == [("price", -2)]
+    assert comparisons("a less expensive kettle", options) == [("price", -1)]
+    assert comparisons("the same finish as my other kettle", options) == []  # another line, not this one
+    kettles = lambda text: [v for v in new_items(text) if v.startswith("k-")]  # noqa: E731
+    assert kettles("the cheapest kettle you have") == ["k-250"]
+    assert kettles("the most expensive kettle") == ["k-1000"]
+    assert kettles("a kettle with the same finish, the largest one") == ["k-750"]  # matte first, then the largest
+    assert kettles("a cheaper kettle") == ["k-250"]  # below the old line's $20.00
+    # The most glow among the torches available (the high red one is NOT available).
+    assert [v for v in new_items("the torch with the maximum glow") if v.startswith("t-")] == ["t-high"]
