@@ -185,8 +185,7 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
         if pair["partner"] == arg:
             for line in found.get(lines_arg, ()):
                 old.setdefault(str(names.get(line)), set()).update(features(texts.get(line, "")))
-                held = labels(t for data in sources for node in records(data) if line in _scalars(node)
-                              for t in node.values() if isinstance(t, str))
+                held = labels(t for node in _holding(sources, line) for t in node.values() if isinstance(t, str))
                 compared_to.setdefault(str(names.get(line)), (line, held))
     # Compared after the named features narrowed: alternatives ranked in one place ("battery first, then USB") are
     # told from the whole list, and the comparison keeps its side of those (none on that side: all of them).
@@ -248,8 +247,13 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
 
 def _lines(op: Operation, arg: str, within: Any, sources: list[Any]) -> list[str]:
     """The values of ``arg`` (an order's lines) in the record whose id is ``within``, once per line."""
-    holders = [node for data in sources for node in records(data) if str(within) in _scalars(node)]
-    return [v for node in holders for path in op.choice_keys()[arg] for v in _values(node, path)]
+    return [v for node in _holding(sources, within) for path in op.choice_keys()[arg] for v in _values(node, path)]
+
+
+def _holding(sources: list[Any], value: Any) -> list[dict]:
+    """The records of ``sources`` with ``value`` among their scalars (an order by its id, an order's line by its
+    item id)."""
+    return [node for data in sources for node in records(data) if str(value) in _scalars(node)]
 
 
 def own_lines(op: Operation, options: dict[str, list[str]], sources: list[Any]) -> dict[str, set[str]]:

@@ -122,12 +122,13 @@ def compared(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
                 continue  # the variant lines do not list the options in the labels' order
             if None in at.values():
                 continue
-            ranks = {v: rank(x, [*at.values(), *([mine] if mine else [])]) for v, x in at.items()}
             if how == 0:  # the same: no order needed
-                side = [v for v in kept if at[v] == mine]
-            elif None in ranks.values():
+                kept = [v for v in kept if at[v] == mine] or kept
                 continue
-            elif abs(how) == 2:
+            ranks = {v: rank(x, [*at.values(), *([mine] if mine else [])]) for v, x in at.items()}
+            if None in ranks.values():
+                continue
+            if abs(how) == 2:
                 best = (max if how > 0 else min)(ranks.values())
                 side = [v for v in kept if ranks[v] == best]
             else:
