@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from chops.domain.operations import (CHOICES_DESCRIBED, CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH,
-                                    CHOICES_PAIRED, CHOICES_WHERE)
+                                    CHOICES_PAIRED, CHOICES_RECORD, CHOICES_WHERE)
 
 from .views import UNAVAILABLE
 
@@ -48,6 +48,8 @@ NEW_ITEMS = {CHOICES_FROM: ["variants"], CHOICES_MENTIONED: "name", CHOICES_ONE_
 SWAPPED_LINES = {**ORDER_ITEMS, CHOICES_PAIRED: {"partner": "new_item_ids", "by": "product_id", "in": "order_id"}}
 PRODUCTS = {CHOICES_FROM: ["product_id", "products"]}
 METHODS = {CHOICES_FROM: ["payment_methods.id"]}
+# An address's parts: "my Chicago address" is the profile's or an order's address, taken whole (``CHOICES_RECORD``).
+ADDRESS = {CHOICES_RECORD: "address"}
 Id = Annotated[str, Field(max_length=64)]
 Text = Annotated[str, Field(max_length=255)]
 ItemIds = Annotated[list[Id], Field(max_length=MAX_ITEMS)]
@@ -114,14 +116,16 @@ class CancelArgs(Args):
 
 
 class AddressArgs(Args):
-    """A postal address (the customer's default address)."""
+    """A postal address (the customer's default address): one record, whose parts a plan may take from an address
+    of the customer's data that the parts it gives match (``CHOICES_RECORD``)."""
 
-    address1: Text = Field(description="the first line of the address, e.g. '123 Main St'")
-    address2: Text = Field("", description="the second line of the address, e.g. 'Apt 1'; empty when there is none")
-    city: Text = Field(description="the city, e.g. 'San Francisco'")
-    state: Text = Field(description="the state, e.g. 'CA'")
-    country: Text = Field(description="the country, e.g. 'USA'")
-    zip: Annotated[str, Field(max_length=32)] = Field(description="the zip code, e.g. '12345'")
+    address1: Text = Field(description="the first line of the address, e.g. '123 Main St'", json_schema_extra=ADDRESS)
+    address2: Text = Field("", description="the second line of the address, e.g. 'Apt 1'; empty when there is none",
+                           json_schema_extra=ADDRESS)
+    city: Text = Field(description="the city, e.g. 'San Francisco'", json_schema_extra=ADDRESS)
+    state: Text = Field(description="the state, e.g. 'CA'", json_schema_extra=ADDRESS)
+    country: Text = Field(description="the country, e.g. 'USA'", json_schema_extra=ADDRESS)
+    zip: Annotated[str, Field(max_length=32)] = Field(description="the zip code, e.g. '12345'", json_schema_extra=ADDRESS)
 
     def address(self) -> dict[str, str]:
         """The address as the tables store it (db.json's key order)."""

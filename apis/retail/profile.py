@@ -15,7 +15,8 @@ from apis.retail.writes import CANCEL_REASONS
 
 class RetailProfile(BaseModel):
     """A customer: name, email, default address, payment methods, order ids (newest last), and what each order
-    is (``overview``: status and item names), so "the lamp I got" names its order without reading them all."""
+    is (``overview``: status, shipping address and item names), so "the lamp I got" names its order without reading
+    them all."""
 
     user_id: str
     first_name: str
@@ -52,30 +53,36 @@ class RetailProfile(BaseModel):
         ])
 
     def _orders_text(self) -> str:
-        """``#W1 (pending: T-Shirt, 2 x Desk Lamp); #W2 (delivered: ...)``, or the bare ids without an overview."""
+        """``#W1 (pending, to Chicago: T-Shirt, 2 x Desk Lamp); #W2 (delivered, to Austin: ...)``, or the bare ids
+        without an overview."""
         if not self.overview:
             return ", ".join(self.orders)
         parts = []
         for o in self.overview:
             counts = Counter(o["names"])  # insertion-ordered: the order's line order
             names = ", ".join(name if n == 1 else f"{n} x {name}" for name, n in counts.items())
-            parts.append(f"{o['order_id']} ({o['status']}: {names or 'no items'})")
+            city = o.get("address", {}).get("city")  # "my NYC address, on one of my orders" names its order
+            where = f", to {city}" if city else ""
+            parts.append(f"{o['order_id']} ({o['status']}{where}: {names or 'no items'})")
         return "; ".join(parts)
 
     def lookup_data(self) -> dict[str, Any]:
         """The profile as ``get_user_details`` would return it (order ids, payment methods: ``payment_methods.id``)
         and each order's status and item names (``statuses``): the grammar offers "cancel" only the pending
         orders, and "the lamp I got" the orders holding a lamp (``chops.pipeline.choices``)."""
-        statuses = [{"order_id": o["order_id"], "status": o["status"], "names": o["names"]} for o in self.overview]
+        statuses = [{"order_id": o["order_id"], "status": o["status"], "names": o["names"],
+                     "address": o.get("address", {})} for o in self.overview]
         return {**self.model_dump(exclude={"overview"}), "statuses": statuses}
 
     def grounding_values(self) -> tuple[str, ...]:
         """Values an argument may take though the customer never typed them: their order ids and payment
-        method ids (a look-up already made), the parts of their default address ("ship it to my address"),
-        and the two cancel reasons the policy allows ("I don't need it" is 'no longer needed'; the customer
-        confirms the reason with the rest of the described change before anything is written)."""
+        method ids (a look-up already made), the parts of their default address and of their orders' addresses
+        ("ship it to my address", "to my NYC address, it's on an order"), and the two cancel reasons the policy
+        allows ("I don't need it" is 'no longer needed'; the customer confirms the reason with the rest of the
+        described change before anything is written)."""
+        addresses = [self.address, *(o.get("address", {}) for o in self.overview)]
         return (*self.orders, *(m["id"] for m in self.payment_methods),
-                *(v for v in self.address.values() if v), *CANCEL_REASONS)
+                *dict.fromkeys(v for a in addresses for v in a.values() if v), *CANCEL_REASONS)
 
 
 def load_profile(uow: RetailUnitOfWork, user_id: str) -> RetailProfile | None:

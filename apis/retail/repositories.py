@@ -13,6 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from apis.retail import tables as t
+from apis.retail.views import address_view
 from chops.domain.outcomes import Change
 
 Row = dict[str, Any]
@@ -135,15 +136,16 @@ class OrderRepository(_Repo):
                                                   .order_by(o.c.user_seq))]
 
     def summaries_of(self, user_id: str) -> list[Row]:
-        """The customer's orders in their list's order (newest last), each ``order_id``, ``status`` and the
-        ``names`` of its items in line order: one indexed join, for the profile's overview."""
+        """The customer's orders in their list's order (newest last), each ``order_id``, ``status``, shipping
+        ``address`` and the ``names`` of its items in line order: one indexed join, for the profile's overview."""
         o, i = t.order, t.order_item
-        rows = self._rows(sa.select(o.c.order_id, o.c.status, i.c.name)
+        rows = self._rows(sa.select(o.c.order_id, o.c.status, *(o.c[k] for k in t.ADDRESS_KEYS), i.c.name)
                           .select_from(o.outerjoin(i, i.c.order_id == o.c.order_id))
                           .where(o.c.user_id == user_id).order_by(o.c.user_seq, i.c.seq))
         out: dict[str, Row] = {}
         for r in rows:
-            summary = out.setdefault(r["order_id"], {"order_id": r["order_id"], "status": r["status"], "names": []})
+            summary = out.setdefault(r["order_id"], {"order_id": r["order_id"], "status": r["status"],
+                                                     "address": address_view(r), "names": []})
             if r["name"] is not None:
                 summary["names"].append(r["name"])
         return list(out.values())

@@ -35,6 +35,11 @@ CHOICES_ONE_EACH = "choices_one_each"
 # values of each name that match best are offered, and one listed with the marker ("NOT available") is never
 # offered while another is (``chops.pipeline.described``).
 CHOICES_DESCRIBED = "choices_described"
+# Arguments that are the parts of one record (an address's lines, city, state, zip): each part's field declares the
+# same group name. When the parts a plan gives match exactly one record of the seen data holding them all (the
+# customer's default address, an order's), the parts it left empty are taken from that record
+# (``chops.pipeline.completion``): "ship it to my Chicago address" is one value the customer named, not six.
+CHOICES_RECORD = "choices_record"
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,14 @@ class Operation:
     def choice_one_each(self) -> frozenset[str]:
         """The argument names that declare ``CHOICES_ONE_EACH``."""
         return frozenset(arg for arg, x in self._extras().items() if x.get(CHOICES_ONE_EACH))
+
+    def choice_records(self) -> dict[str, tuple[str, ...]]:
+        """``{group name: its argument names, in field order}`` for the fields that declare ``CHOICES_RECORD``."""
+        groups: dict[str, list[str]] = {}
+        for arg, x in self._extras().items():
+            if x.get(CHOICES_RECORD):
+                groups.setdefault(str(x[CHOICES_RECORD]), []).append(arg)
+        return {group: tuple(args) for group, args in groups.items()}
 
     def choice_described(self) -> dict[str, dict[str, Any]]:
         """``{argument name: its CHOICES_DESCRIBED declaration}``."""

@@ -29,6 +29,7 @@ from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, counterpart, paired, typed_ids
+from chops.pipeline.completion import completed
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.lookups import (
@@ -227,6 +228,11 @@ class Executor:
                 step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": repaired})
                 proposed = repaired
             args, dropped = ground_args(proposed, ctx.user_texts, known)
+            # After grounding: a part it dropped (a second line the model made up) is empty, so filled too.
+            whole = completed(self.operations[name], args, seen)
+            if whole is not None:  # an address of the customer's data, taken whole (pipeline.completion)
+                step.setdefault("completed", []).append({"operation": name, "args": whole})
+                args, dropped = whole, [d for d in dropped if whole.get(d) is None]
             if any((s.operation, s.args) == (name, args) for s in steps):
                 continue  # the same call twice is one change
             op = self.operations[name]

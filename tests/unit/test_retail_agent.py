@@ -56,7 +56,7 @@ def test_the_shops_executor_sees_what_each_order_holds_before_any_look_up(sqlite
     llm.enqueue("verifier", verdict(9))
     agent.handle(MIA, "cancel the chair I ordered, I don't need it", turn_key="p:1", conversation_id="p")
     first = prompt_text(llm, "executor", 0)
-    assert "#T0000002 (pending: Chair)" in first and "gift_card_mia (gift card" in first  # the profile's overview
+    assert "#T0000002 (pending, to Testville: Chair)" in first and "gift_card_mia (gift card" in first  # the profile's overview
     engine.dispose()
 
 

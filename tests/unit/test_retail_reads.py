@@ -28,7 +28,8 @@ def read(api, name, args=None, user=MIA):
 def test_an_order_shows_its_items_payments_and_tracking(api):
     data = read(api, "get_order_details", {"order_id": "#T0000003"})
     assert data == {
-        "order_id": "#T0000003", "status": "delivered", "address": "1 Test Way, Testville, ZZ 11111, USA",
+        "order_id": "#T0000003", "status": "delivered", "address": {
+            "address1": "1 Test Way", "address2": "", "city": "Testville", "state": "ZZ", "zip": "11111", "country": "USA"},
         "items": [{"item_id": "k-glass-1l", "product_id": "p-kettle", "name": "Kettle",
                    "options": "material: glass, capacity: 1L", "price": 45.5},
                   {"item_id": "s-silk-red", "product_id": "p-scarf", "name": "Scarf",
@@ -124,15 +125,19 @@ def test_the_profile_describes_the_customer_compactly(api):
         "Payment methods: gift_card_mia (gift card, balance $100.00); credit_card_mia (credit card, visa ending 1111); "
         "paypal_mia (paypal); gift_card_mia_small (gift card, balance $3.00)",
         # What each order is, so "the scarf I got" names its order without a look-up of every order.
-        "Orders (oldest first, newest last): #T0000001 (pending: Kettle, 2 x Scarf); #T0000002 (pending: Chair); "
-        "#T0000003 (delivered: Kettle, Scarf); #T0000004 (processed: Scarf); #T0000005 (cancelled: Scarf); "
-        "#T0000006 (pending: Kettle); #T0000007 (pending (item modified): Scarf)"]
+        "Orders (oldest first, newest last): #T0000001 (pending, to Testville: Kettle, 2 x Scarf); "
+        "#T0000002 (pending, to Testville: Chair); #T0000003 (delivered, to Testville: Kettle, Scarf); "
+        "#T0000004 (processed, to Testville: Scarf); #T0000005 (cancelled, to Testville: Scarf); "
+        "#T0000006 (pending, to Testville: Kettle); #T0000007 (pending (item modified), to Testville: Scarf)"]
     data = profile.lookup_data()
     assert "overview" not in data and data["orders"][0] == "#T0000001"  # get_user_details' shape: order ids
     # ... and each order's status, where the grammar reads which orders a write may take.
-    assert data["statuses"][2] == {"order_id": "#T0000003", "status": "delivered", "names": ["Kettle", "Scarf"]}
+    assert data["statuses"][2] == {"order_id": "#T0000003", "status": "delivered", "names": ["Kettle", "Scarf"],
+                                   "address": {"address1": "1 Test Way", "address2": "", "city": "Testville",
+                                               "state": "ZZ", "zip": "11111", "country": "USA"}}
     grounding = set(profile.grounding_values())
     assert {"#T0000001", "gift_card_mia", "7 Lark Street", "11111"} <= grounding and "#T0000008" not in grounding
+    assert "1 Test Way" in grounding  # an order's address: "ship it where my last order went"
 
 
 def test_people_named_finds_customers_by_full_name_only(api):

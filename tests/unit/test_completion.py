@@ -1,0 +1,65 @@
+"""An address the customer names from their data, taken whole (``chops.pipeline.completion``): the parts a plan
+leaves empty come from the one address of the profile or the look-ups that the parts it gives agree with; when
+none agrees, or several different ones do, the plan stays as the model wrote it."""
+
+from __future__ import annotations
+
+from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
+from apis.retail.registry import OPERATIONS
+from chops.pipeline.completion import completed
+from tests.unit.pipeline_support import call, to_system, verdict
+from tests.unit.retail_support import MIA, order
+from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
+
+SHIP = OPERATIONS["modify_pending_order_address"]
+HOME = {"address1": "12 Birch Lane", "address2": "Flat 3", "city": "Springfield", "country": "USA", "state": "OR",
+        "zip": "97477"}
+CABIN = {"address1": "400 Lake Road", "address2": "Cabin B", "city": "Bend", "country": "USA", "state": "OR",
+         "zip": "97701"}
+OTHER_BEND = {**CABIN, "address1": "9 Canyon Way", "address2": "Unit 1", "zip": "97702"}
+PROFILE = {"user_id": "u1", "address": HOME, "statuses": [{"order_id": "#W1", "status": "pending", "address": HOME}]}
+ORDER = {"order_id": "#W2", "status": "delivered", "address": CABIN, "items": []}
+EMPTY = dict.fromkeys(HOME)
+
+
+def test_the_parts_left_empty_come_from_the_one_address_the_given_parts_match():
+    args = {"order_id": "#W1", **EMPTY, "address1": "400 lake  road", "city": "Bend"}
+    assert completed(SHIP, args, [PROFILE, ORDER]) == {**args, **{k: CABIN[k] for k in CABIN if k not in
+                                                                  ("address1", "city")}}
+    # a blank part is empty too; the parts given stay as written
+    blank = {"order_id": "#W1", **HOME, "address2": " ", "zip": ""}
+    assert completed(SHIP, blank, [PROFILE]) == {"order_id": "#W1", **HOME}
+    # the same address in two places is one record
+    assert completed(SHIP, {"order_id": "#W1", **EMPTY, "zip": "97477"}, [PROFILE, PROFILE]) == {"order_id": "#W1",
+                                                                                               **HOME}
+
+
+def test_nothing_is_filled_unless_exactly_one_address_agrees():
+    two_in_bend = {"order_id": "#W1", **EMPTY, "city": "Bend"}
+    assert completed(SHIP, two_in_bend, [PROFILE, ORDER, {"address": OTHER_BEND}]) is None  # which one?
+    assert completed(SHIP, {"order_id": "#W1", **EMPTY, "address1": "1 New Street", "city": "Bend"},
+                     [PROFILE, ORDER]) is None  # a new address, typed in part: not an old one
+    assert completed(SHIP, {"order_id": "#W1", **EMPTY}, [PROFILE, ORDER]) is None  # nothing given
+    assert completed(SHIP, {"order_id": "#W1", **CABIN}, [PROFILE, ORDER]) is None  # nothing left to fill
+    assert completed(SHIP, {"order_id": "#W1", **EMPTY, "city": "Bend"}, [PROFILE]) is None  # nothing agrees
+
+
+def test_operations_without_record_groups_are_left_alone():
+    assert completed(OPERATIONS["cancel_pending_order"], {"order_id": "#W1", "reason": None}, [PROFILE]) is None
+    assert all(not op.choice_records() for op in CPHOS_OPERATIONS.values())
+    assert set(OPERATIONS["modify_user_address"].choice_records()["address"]) == set(HOME)
+
+
+def test_my_default_address_is_proposed_whole_though_the_model_copied_only_the_street(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    # The model copies the street and makes up the second line: grounding drops that, the profile's address fills
+    # it and the rest.
+    llm.enqueue("executor", call("modify_pending_order_address", order_id="#T0000001", address1="7 Lark Street",
+                                 address2="Apt 9", city=None, state=None, country=None, zip=None))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, "Please ship #T0000001 to my home address instead", turn_key="a:1",
+                         conversation_id="a")
+    assert asked.outcome == "pending_confirmation", asked.reply
+    assert "7 Lark Street" in asked.reply and "Unit 2" in asked.reply and "Apt 9" not in asked.reply
+    assert order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"  # nothing written before the yes
