@@ -76,10 +76,12 @@ def per_operation(records: list[dict]) -> dict[str, dict[str, int]]:
 
 
 def unconfirmed(records: list[dict]) -> list[dict[str, Any]]:
-    """Committed write turns whose trace does not say the customer confirmed them (must be none)."""
+    """Committed write turns that changed something and whose trace does not say the customer confirmed them (must
+    be none). A verified no-op ("your address already is …") commits no change and asks nothing; a record without
+    ``changed`` (written before it was kept) counts as a change."""
     return [{"key": rec["key"], "turn": i, "operations": t.get("operations")}
             for rec in records for i, t in enumerate(rec.get("turns") or [])
-            if t.get("committed") and not t.get("confirmed")]
+            if t.get("committed") and t.get("changed", True) and not t.get("confirmed")]
 
 
 def summarize(records: list[dict], trials: int) -> dict[str, Any]:

@@ -77,6 +77,8 @@ def turn_record(user_text: str, result: Any, wall_s: float) -> dict[str, Any]:
         "operations": [s["operation"] for s in result.steps] or ([result.operation] if result.operation else []),
         "outcome": result.outcome, "outcomes": [s.get("outcome") for s in result.steps],
         "committed": result.committed, "queued": result.queued, "pending": bool(trace.get("pending")),
+        # What the commit changed: a verified no-op commits no change, and so asks no yes.
+        "changed": any(s.get("diff") for s in trace.get("steps") or [] if s.get("role") == "commit"),
         "confirmed": trace.get("confirmed") is True, "calls": turn_calls(result),
         "model_calls": totals.get("calls", 0), "cost_usd": result.cost_usd, "latency_s": result.latency_s,
         "wall_s": round(wall_s, 4), "iterations": result.iterations, "steps": len(trace.get("steps") or []),

@@ -233,7 +233,8 @@ class StubAgent:
 
     def _commit(self, nickname: str, args: dict, *, confirmed: bool, steps: list | None = None) -> TurnResult:
         res = self.api.call("cancel_pending_order", nickname, args)
-        trace = {"steps": steps or [], "totals": {"calls": 1}, **({"confirmed": True} if confirmed else {})}
+        commit = {"role": "commit", "diff": [c.model_dump() for c in res.diff]}
+        trace = {"steps": [*(steps or []), commit], "totals": {"calls": 1}, **({"confirmed": True} if confirmed else {})}
         return TurnResult(reply=f"{res.message} Is there anything else I can help with?", route="system",
                           operation="cancel_pending_order", args=args, outcome=str(res.outcome),
                           committed=res.committed, trace=trace, cost_usd=0.001, latency_s=0.01,

@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from eval.conversations.report import pass_hat
+from chops.records import TurnResult
+from eval.conversations.report import pass_hat, unconfirmed, write_report
 from eval.conversations.runner import ConversationEvalConfig, run_conversations
-from eval.conversations.report import write_report
+from eval.conversations.session import turn_record
 from tests.unit.convo_support import MiniPack, stub_service_factory, write_dump, write_task_files
 
 
@@ -45,7 +46,7 @@ def test_every_task_runs_as_a_conversation_and_is_graded(files, tmp_path):
     assert [c["operation"] for c in ok["calls"]] == ["get_order_details", "cancel_pending_order"]
     assert not any(c["wrong_args"] for c in ok["calls"]) and ok["user_id"] == "ann_lee_1"
     assert ok["user_rules"] == ["opening", "yes", "bye"] and ok["n_turns"] == 2 and ok["model_calls"] == 4
-    assert ok["cost_usd"] == pytest.approx(0.003) and ok["steps"] == 1
+    assert ok["cost_usd"] == pytest.approx(0.003) and ok["steps"] == 2  # the look-up, then the commit
     assert ok["grade"]["communicate_ok"] and ok["grade"]["db_ok"]
 
     person = records["person"]
@@ -109,6 +110,18 @@ def test_a_write_committed_without_the_customers_yes_is_counted(files, tmp_path)
     summary = write_report(tmp_path / "run", records, trials=1)
     assert summary["unconfirmed_writes"] == 1 and summary["unconfirmed"] == [
         {"key": "cancel#1", "turn": 0, "operations": ["cancel_pending_order"]}]
+
+
+def test_a_verified_no_op_is_no_unconfirmed_write():
+    # "Your default address already is that one": committed without a question, and nothing changed.
+    noop = TurnResult(reply="Done: nothing needed to change.", route="system", operation="modify_user_address",
+                      outcome="ok_noop", committed=True, trace={"steps": [{"role": "commit", "diff": []}]})
+    changed = TurnResult(reply="Done.", route="system", operation="modify_user_address", outcome="ok",
+                         committed=True, trace={"steps": [{"role": "commit", "diff": [{"table": "t"}]}]})
+    turns = [turn_record("ship it to my home", r, 0.1) for r in (noop, changed)]
+    assert [t["changed"] for t in turns] == [False, True]
+    assert unconfirmed([{"key": "k#1", "turns": turns}]) == [{"key": "k#1", "turn": 1,
+                                                             "operations": ["modify_user_address"]}]
 
 
 def test_an_interrupted_run_resumes_where_it_stopped(files, tmp_path):
