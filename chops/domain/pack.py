@@ -32,6 +32,9 @@ class DomainPack(Protocol):
     router_examples: Path  # JSONL of {"text", "route"}: made-up messages of every route (``chops.router``)
     prompts: Path | None  # the pack's own prompt files (its wording, its made-up examples), used before prompts/
     closing_question: bool  # a finished request's reply asks "anything else?" (a shop's manners; CPHOS: no)
+    # A message of several requests is split and handled one request after the other (``chops.pipeline.agenda``): a
+    # shop whose every change waits for its own yes; CPHOS proposes several changes as one plan instead.
+    split_requests: bool
     metadata: sa.MetaData  # the pack's own tables (never the agent's ``chops_*``)
     # The directory of the tables' Alembic history (env.py, script.py.mako, versions/; first revision: the
     # baseline), ship it as package data. None: the tables are created when missing and never altered.

@@ -20,6 +20,7 @@ from chops.domain.outcomes import Outcome
 from chops.domain.system import SystemApi
 from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
+from chops.pipeline import agenda
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, Step, TurnContext
@@ -59,7 +60,8 @@ class Agent:
     def __init__(self, api: SystemApi, llm: LLM, settings: Settings, index: Any | None = None, *,
                  approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None,
                  pending: PendingStore | None = None, prompts: Path | None = None,
-                 closing_question: bool = False, tools: ToolRanker | None = None) -> None:
+                 closing_question: bool = False, tools: ToolRanker | None = None,
+                 split_requests: bool = False) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
         ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
@@ -67,8 +69,11 @@ class Agent:
         that needs the user's yes goes to staff instead) keeps changes described to the user; ``prompts``:
         the domain pack's own prompt files, used before ``prompts/``; ``closing_question``: a finished request's
         reply ends with "Is there anything else I can help you with?" (the pack's manners); ``tools`` (None: off)
-        ranks the operations so the executor sees only the likely ones (``chops.pipeline.tools``)."""
+        ranks the operations so the executor sees only the likely ones (``chops.pipeline.tools``);
+        ``split_requests``: a message of several requests is handled one request after the other
+        (``chops.pipeline.agenda``)."""
         self.api, self.llm, self.settings = api, llm, settings
+        self.split_requests = split_requests
         self.approvals = approvals
         self.memory = memory
         self.prompts, self.closing_question = prompts, closing_question
@@ -107,7 +112,8 @@ class Agent:
         verify = [("verifier", system_part("pipeline_verify_operation")),
                   ("verifier", system_part("pipeline_verify_answer"))] if self.verifier else []
         confirm = [("classifier", system_part("pipeline_confirm"))] if self.confirmation else []
-        return confirm + classify + execute + verify
+        split = [("classifier", system_part("pipeline_split"))] if self.split_requests else []
+        return confirm + split + classify + execute + verify
 
     def warm(self) -> int:
         """Load the model and cache every static prompt head (the service does this before it says
@@ -122,13 +128,19 @@ class Agent:
         with pack_prompts(self.prompts):
             result = self._handle(nickname, text, history=history, turn_key=turn_key, on_event=on_event,
                                   conversation_id=conversation_id)
+            # The agenda's next requests, each with its own turn key (its commit's idempotency key).
+            result = agenda.carried_on(result, text, history, lambda request, earlier, n, rest: self._handle(
+                nickname, request, history=earlier, turn_key=f"{turn_key}#{n}", on_event=on_event,
+                conversation_id=conversation_id, todo=rest))
         if self.closing_question and finished_request(result):
             lang = reply_language([text, *(t.user_text for t in reversed(history))])
             result = result.model_copy(update={"reply": f"{result.reply}\n\n{anything_else_reply(lang)}"})
         return result
 
     def _handle(self, nickname: str, text: str, *, history: Sequence[TurnRecord], turn_key: str,
-                on_event: Callable[[str, dict], None] | None, conversation_id: str | None) -> TurnResult:
+                on_event: Callable[[str, dict], None] | None, conversation_id: str | None,
+                todo: list[str] | None = None) -> TurnResult:
+        """One request: ``text`` (the message, or with ``todo`` one request of the agenda, the rest ``todo``)."""
         trace = Trace(on_event)
         trace.info.update(architecture=self.settings.architecture, turn_key=turn_key, nickname=nickname,
                           request=text, max_iterations=self.settings.max_iterations)
@@ -143,8 +155,11 @@ class Agent:
         if self.confirmation is not None and conversation_id is not None:
             decided = self.confirmation.decide(ctx, conversation_id, turn_key=turn_key, lang=lang,
                                                key=idempotency_key(turn_key))
-            if decided is not None:  # the answer to "shall I go ahead?"
+            if decided is not None:  # the answer to "shall I go ahead?"; after a yes, the agenda goes on
+                if decided.fields.get("outcome") != "declined":
+                    trace.info[agenda.AGENDA] = agenda.left(history)
                 return self._finish(trace, decided.reply, **decided.fields)
+        agenda.plan(ctx, history, todo, self.llm if self.split_requests else None)
         self._recall(ctx)
         cand, passed = self._loop(ctx)  # every model call; an LLMError leaves the database untouched
         result = self._conclude(ctx, cand, passed, turn_key, conversation_id)

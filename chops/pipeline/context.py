@@ -132,6 +132,7 @@ class TurnContext:
     refusal_redone: bool = False  # a refused plan was already redone once this turn (Agent)
     invalid_redone: bool = False  # a reply cut off or off the schema was already redone once this turn (Agent)
     barred: set[str] = field(default_factory=set)  # operations refused against a precondition: not offered again
+    message: str | None = None  # the customer's whole message, where ``text`` is one request of it (pipeline.agenda)
 
     def router_sure_of(self, route: str) -> bool:
         """True when this attempt's route came from the embedding router, sure of it (``chops.router``)."""
@@ -140,7 +141,8 @@ class TurnContext:
     @property
     def user_texts(self) -> list[str]:
         """Every user message of the conversation, newest first (grounding looks at all of them)."""
-        return [self.text] + [t.user_text for t in reversed(self.history)]
+        whole = [self.message] if self.message is not None else []
+        return [self.text, *whole] + [t.user_text for t in reversed(self.history)]
 
     def language_section(self) -> str:
         """An instruction to answer in the user's language when it is not English, else "" (so English

@@ -53,6 +53,13 @@ class Level2Decision(BaseModel):
     route: Literal["do_operation", "look_up_people", "answer_from_guide"]
 
 
+class Requests(BaseModel):
+    """The separate requests of one message, each a self-contained sentence, in the customer's order
+    (``chops.pipeline.agenda``)."""
+
+    requests: list[str] = Field(min_length=1, max_length=4)
+
+
 class OneLevelDecision(BaseModel):
     """The one-level classifier of the ablation: all routes at once."""
 

@@ -60,12 +60,14 @@ class Approvals:
         raise AssertionError("nothing is queued here")
 
 
-def agent(directory: Path | None, llm: ScriptedLLM, db: Path, tools: ToolRanker | None = None, **settings) -> Agent:
+def agent(directory: Path | None, llm: ScriptedLLM, db: Path, tools: ToolRanker | None = None,
+          split_requests: bool = False, **settings) -> Agent:
     """An agent of the made-up shop reading ``directory``'s prompts, with pending changes in SQLite ``db``."""
     engine = make_engine(f"sqlite:///{db}")
     ct.metadata.create_all(engine)
     return Agent(ShopApi(), llm, get_settings(**settings), FakeIndex(), approvals=Approvals(),
-                 pending=PendingChanges(engine, ttl_s=600), prompts=directory, tools=tools)
+                 pending=PendingChanges(engine, ttl_s=600), prompts=directory, tools=tools,
+                 split_requests=split_requests)
 
 
 def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple[str, list]]:
@@ -105,6 +107,15 @@ def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple
     turn(two, llm, "swap the lamp in #A1 for the red one", "t:5")
     llm.enqueue("classifier", YES)
     turn(two, llm, "yes, go ahead", "t:6")
+
+    # a message that may hold several requests is split first (here it holds one)
+    llm = ScriptedLLM()
+    split = agent(directory, llm, tmp_path / "split.db", split_requests=True)
+    llm.enqueue("classifier", {"requests": ["What is the status of #A2?"]})
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2")).enqueue("executor", ANSWER)
+    llm.enqueue("verifier", verdict(9))
+    turn(split, llm, "hi again, what is the status of #A2, and is it still on its way to me?", "s:1")
 
     llm = ScriptedLLM()
     one = agent(directory, llm, tmp_path / "one.db", architecture="cev_1level")

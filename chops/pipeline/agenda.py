@@ -1,0 +1,111 @@
+"""Several requests in one message, one after the other.
+
+"Change my default address to the Denver one and ship my pending orders there too, and swap the speaker for a green
+one": a 1.5B model, shown the whole message, proposes one of the changes and the turn ends; asked "anything else?",
+the customer says no, and the rest of what they asked for is never done. So, where a domain pack asks for it
+(``DomainPack.split_requests``: a shop whose every write waits for the customer's yes), a new message that may hold
+several requests is first split by the model into self-contained requests (``Requests``), and the turn handles the
+first as if it were the message. What is left is the turn's agenda (kept in its trace): once a request is done
+(committed on the customer's yes, answered, or refused with a reason) the next is taken up in the same turn, and its
+reply follows the last one's ("Done: … Here is what I will do next: … Shall I go ahead?"). A request that waits
+for the customer (a change to confirm, a value to give) keeps the rest on the agenda until they answer; a "no", a
+"never mind", a hand-off or a new message of their own drops it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from chops.llm import LLM
+from chops.pipeline.confirm import PENDING_OUTCOME
+from chops.pipeline.context import TurnContext, asked_for_value
+from chops.pipeline.prompting import messages
+from chops.pipeline.schemas import Requests
+from chops.pipeline.trace import Trace
+from chops.records import TurnRecord, TurnResult
+
+AGENDA = "agenda"  # the trace key of the requests still to do, in order
+MAX_REQUESTS = 4  # a message asks for a few things at most (the schema's bound too)
+# A message that may ask for several things: a joining word between clauses, or a second sentence. Only such a
+# message is split (one model call); "cancel #W1, I ordered it by mistake" is not asked about.
+_JOINED = re.compile(r"\b(and|also|then|plus|as well|too|second(ly)?|another)\b|[;\n]|[.!?]\s+\S|[，。；另还]",
+                     re.IGNORECASE)
+MIN_WORDS = 12
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def may_hold_several(text: str) -> bool:
+    """Whether ``text`` is long enough (in words; two Chinese characters count as one) and joined enough to ask for
+    more than one thing."""
+    return len(text.split()) + len(_HAN.findall(text)) // 2 >= MIN_WORDS and bool(_JOINED.search(text))
+
+
+def split(llm: LLM, text: str, trace: Trace) -> list[str]:
+    """The requests of ``text``, in the customer's order (one: the message as it is)."""
+    msgs = messages("pipeline_split", request=text)
+    out, step = trace.call("classifier", lambda lg: llm.structured("classifier", msgs, Requests, ledger=lg),
+                           split=True)
+    parts = [p.strip() for p in out.requests if p.strip()][:MAX_REQUESTS]
+    step["requests"] = parts
+    return parts if len(parts) > 1 else [text]
+
+
+def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None) -> None:
+    """The turn's agenda (``AGENDA`` in its trace): ``todo`` for a request taken from it; the last turn's when this
+    message gives the value it asked for; else, with an ``llm`` to split with, the message's requests after the
+    first, which becomes the turn's request (``ctx.message`` keeps the whole message)."""
+    if todo is not None:
+        ctx.trace.info[AGENDA] = todo
+    elif history and asked_for_value(history[-1]):
+        ctx.trace.info[AGENDA] = left(history)
+    elif llm is not None and may_hold_several(ctx.text):
+        first, *rest = split(llm, ctx.text, ctx.trace)
+        if rest:
+            ctx.message, ctx.text = ctx.text, first
+            ctx.trace.info.update({AGENDA: rest, "request": first, "message": ctx.message})
+
+
+def carried_on(result: TurnResult, text: str, history: Sequence[TurnRecord],
+               handle: Callable[[str, list[TurnRecord], int, list[str]], TurnResult]) -> TurnResult:
+    """While ``result`` finished its request and its agenda holds more, the next request in the same turn:
+    ``handle(request, history, n, the rest)`` with the message so far as the last turn of the history (its ids are
+    grounded by the customer's own words); the replies joined (``joined``)."""
+    for n in range(1, MAX_REQUESTS):
+        todo = result.trace.get(AGENDA) or []
+        if not todo or not goes_on(result):
+            break
+        result = joined(result, handle(todo[0], [*history, result.to_record(text)], n, todo[1:]))
+    return result
+
+
+def left(history: Sequence[TurnRecord]) -> list[str]:
+    """The agenda the last turn left, or []."""
+    last = history[-1] if history else None
+    return list(((last.trace or {}).get(AGENDA) or []) if last is not None else [])
+
+
+def goes_on(result: TurnResult) -> bool:
+    """Whether the next request may be taken up after ``result``: its request is done (committed, answered, refused
+    with a reason), not waiting for the customer (a yes, a missing value, staff) and not dropped or handed off."""
+    waiting = result.pending or result.queued or result.error or result.outcome in (
+        PENDING_OUTCOME, "refused_missing_args")
+    return not waiting and result.route not in ("handoff", "cancel", "not_in_system", None)
+
+
+def joined(first: TurnResult, then: TurnResult) -> TurnResult:
+    """One turn's result from two requests handled in it: the second's state (its route, its pending change), both
+    replies, both commits, the costs summed, and one trace whose steps are both (the conversation eval and the
+    next turn's look-ups read them) with the first's confirmation kept."""
+    trace: dict[str, Any] = {**then.trace, "steps": [*(first.trace.get("steps") or []), *(then.trace.get("steps") or [])],
+                             "requests": [*(first.trace.get("requests") or [first.trace.get("request")]),
+                                          then.trace.get("request")]}
+    if first.trace.get("confirmed"):
+        trace["confirmed"] = True
+    return then.model_copy(update={
+        "reply": f"{first.reply}\n\n{then.reply}", "committed": first.committed or then.committed,
+        "steps": [*first.steps, *then.steps], "iterations": first.iterations + then.iterations,
+        "chars_in": first.chars_in + then.chars_in, "chars_out": first.chars_out + then.chars_out,
+        "cost_usd": first.cost_usd + then.cost_usd, "latency_s": round(first.latency_s + then.latency_s, 4),
+        "trace": trace})

@@ -1,0 +1,114 @@
+"""Several requests in one message (``chops.pipeline.agenda``), through the agent on the made-up shop: the message is
+split, the first request is described and waits for its yes, the yes commits it and takes up the next in the same
+turn; a "no" drops the rest; a question answered goes on to the next request at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from apis.retail.pack import RetailPack
+from chops.llm import ScriptedLLM
+from chops.pending import PendingChanges
+from chops.pipeline import Agent
+from chops.pipeline.agenda import AGENDA, may_hold_several
+from chops.settings import get_settings
+from tests.unit.pipeline_support import FakeIndex, call, prompt_text, to_system, verdict
+from tests.unit.retail_support import MIA, load_shop, order
+from tests.unit.test_lookup_confirm import NO, YES, Approvals
+
+CANCEL = "Cancel order #T0000002, I ordered it by mistake."
+SHIP = "Ship order #T0000001 to my home address."
+TWO = "Hi, please cancel order #T0000002 since I ordered it by mistake, and ship order #T0000001 to my home address."
+
+
+@pytest.fixture
+def shop(sqlite_url):
+    engine, api = load_shop(sqlite_url)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600),
+                  prompts=RetailPack.prompts, closing_question=True, split_requests=True)
+    yield agent, engine, llm
+    engine.dispose()
+
+
+def test_only_a_long_joined_message_is_split():
+    assert may_hold_several(TWO)
+    assert may_hold_several("我想取消订单 #T0000002，另外请把订单 #T0000001 寄到我家的地址")
+    assert not may_hold_several("cancel #T0000002 and #T0000003")  # short: one request, whatever it joins
+    assert not may_hold_several("Please cancel my order #T0000002 because I ordered it by mistake yesterday evening")
+
+
+def cancel_first(agent, llm, text=TWO):
+    llm.enqueue("classifier", {"requests": [CANCEL, SHIP]})
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    return agent.handle(MIA, text, turn_key="g:1", conversation_id="g")
+
+
+def test_each_request_is_confirmed_in_turn_and_the_yes_takes_up_the_next(shop):
+    agent, engine, llm = shop
+    asked = cancel_first(agent, llm)
+    assert asked.outcome == "pending_confirmation" and asked.trace[AGENDA] == [SHIP]
+    assert "Message: " + CANCEL in prompt_text(llm, "executor")  # the executor works on the first request alone
+    assert "Anything else" not in asked.reply and "Ship" not in asked.reply
+    history = [asked.to_record(TWO)]
+    # The yes commits the cancel, then the address change is proposed in the same turn (the model copies the street
+    # only: the profile's address completes it) and waits for its own yes.
+    llm.enqueue("classifier", YES)
+    to_system(llm)
+    llm.enqueue("executor", call("modify_pending_order_address", order_id="#T0000001", address1="7 Lark Street",
+                                 address2=None, city=None, state=None, country=None, zip=None))
+    llm.enqueue("verifier", verdict(9))
+    both = agent.handle(MIA, "yes", history=history, turn_key="g:2", conversation_id="g")
+    assert order(engine, "#T0000002")["status"] == "cancelled"
+    assert both.committed and both.trace["confirmed"] and both.outcome == "pending_confirmation"
+    assert both.reply.index("cancelled") < both.reply.index("7 Lark Street") and "Shall I" in both.reply
+    assert "Is there anything else" not in both.reply  # a question is open
+    assert [s["operation"] for s in both.steps] == ["cancel_pending_order", "modify_pending_order_address"]
+    assert order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"  # the second waits for its yes
+    history.append(both.to_record("yes"))
+    llm.enqueue("classifier", YES)
+    done = agent.handle(MIA, "yes, go ahead", history=history, turn_key="g:3", conversation_id="g")
+    assert done.committed and order(engine, "#T0000001")["address"]["address2"] == "Unit 2"
+    assert "Is there anything else" in done.reply and not done.trace.get(AGENDA)
+    assert llm.pending() == {}
+
+
+def test_a_no_drops_the_rest_of_the_agenda(shop):
+    agent, engine, llm = shop
+    asked = cancel_first(agent, llm)
+    llm.enqueue("classifier", NO)
+    declined = agent.handle(MIA, "no, don't", history=[asked.to_record(TWO)], turn_key="g:2", conversation_id="g")
+    assert declined.outcome == "declined" and not declined.trace.get(AGENDA) and llm.pending() == {}
+    assert order(engine, "#T0000002")["status"] == "pending"
+
+
+def test_an_answered_question_goes_on_to_the_next_request_at_once(shop):
+    agent, engine, llm = shop
+    question = "What is the status of order #T0000004?"
+    llm.enqueue("classifier", {"requests": [question, CANCEL]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #T0000004 is processed."}]})
+    llm.enqueue("verifier", verdict(9))
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, "Hello! What's the status of order #T0000004? And cancel #T0000002, I ordered it by "
+                       "mistake.", turn_key="q:1", conversation_id="q")
+    assert res.reply.startswith("Order #T0000004 is processed.") and res.outcome == "pending_confirmation"
+    assert not res.committed and res.trace["requests"] == [question, CANCEL] and llm.pending() == {}
+    assert order(engine, "#T0000002")["status"] == "pending"
+
+
+def test_a_message_of_one_request_is_handled_as_it_is(shop):
+    agent, engine, llm = shop
+    llm.enqueue("classifier", {"requests": ["Cancel order #T0000002."]})
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9))
+    text = "Hi there, I would like to cancel order #T0000002 and I no longer need it at all, thanks."
+    res = agent.handle(MIA, text, turn_key="o:1", conversation_id="o")
+    assert res.outcome == "pending_confirmation" and not res.trace.get(AGENDA)
+    assert "Message: " + text in prompt_text(llm, "executor")
