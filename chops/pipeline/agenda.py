@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from chops.llm import LLM
+from chops.llm import LLM, LLMError
 from chops.pipeline.confirm import PENDING_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
@@ -43,10 +43,18 @@ def may_hold_several(text: str) -> bool:
 
 
 def split(llm: LLM, text: str, trace: Trace) -> list[str]:
-    """The requests of ``text``, in the customer's order (one: the message as it is)."""
+    """The requests of ``text``, in the customer's order (one: the message as it is, also when the model's reply was
+    no list of requests: the split only decides the order the requests are handled in)."""
     msgs = messages("pipeline_split", request=text)
-    out, step = trace.call("classifier", lambda lg: llm.structured("classifier", msgs, Requests, ledger=lg),
-                           split=True)
+    try:
+        # The executor's role: its model and its token budget (four sentences run past a classifier's 32 tokens).
+        out, step = trace.call("executor", lambda lg: llm.structured("executor", msgs, Requests, ledger=lg),
+                               split=True)
+    except LLMError as exc:
+        if exc.code != "invalid_output":
+            raise
+        trace.step("split", error=exc.code)
+        return [text]
     parts = [p.strip() for p in out.requests if p.strip()][:MAX_REQUESTS]
     step["requests"] = parts
     return parts if len(parts) > 1 else [text]

@@ -112,7 +112,7 @@ class Agent:
         verify = [("verifier", system_part("pipeline_verify_operation")),
                   ("verifier", system_part("pipeline_verify_answer"))] if self.verifier else []
         confirm = [("classifier", system_part("pipeline_confirm"))] if self.confirmation else []
-        split = [("classifier", system_part("pipeline_split"))] if self.split_requests else []
+        split = [("executor", system_part("pipeline_split"))] if self.split_requests else []
         return confirm + split + classify + execute + verify
 
     def warm(self) -> int:

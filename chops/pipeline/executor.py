@@ -138,6 +138,8 @@ class Executor:
             offered = tuple(op for op in choices
                             if op.name not in ctx.barred and not (acting and op.observe)) or choices
             options = arg_options(offered, seen, typed, ctx.text, ctx.user_texts)
+            if n < self.steps:
+                offered = _looked_up_first(offered, options)
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(),
@@ -258,6 +260,15 @@ class Executor:
         records = [_step_record(s, ctx.nickname, others) for s in steps]
         step.update(records[0], steps=records)
         return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups))
+
+
+def _looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Operation, ...]:
+    """``offered`` without the writes an argument of which takes its values from look-ups (``CHOICES_FROM``) that none
+    has returned yet, while a look-up is offered to return them: the 1.5B model, asked to swap a speaker before the
+    order was read, wrote item ids of its own (from the prompt's examples), and the customer was asked for them."""
+    known = {(name, arg) for name, arg, _, _ in options}
+    ready = tuple(op for op in offered if not op.writes or all((op.name, arg) in known for arg in op.choice_keys()))
+    return ready if any(op.observe for op in ready) else offered
 
 
 def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:

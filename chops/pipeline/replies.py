@@ -121,7 +121,7 @@ def finished_request(result: Any) -> bool:
     """True when the turn finished what was asked: an answer, a committed change, a read, a change the user
     declined. Not while a question to the user is open (a missing value, a change to confirm, staff)."""
     if result.pending or result.queued or result.error or result.route in (None, "not_in_system") \
-            or (result.trace or {}).get("unanswered"):
+            or result.outcome == "refused_missing_args" or (result.trace or {}).get("unanswered"):
         return False
     if result.route in ("basic_info", "guide"):
         return True

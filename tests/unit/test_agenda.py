@@ -39,7 +39,7 @@ def test_only_a_long_joined_message_is_split():
 
 
 def cancel_first(agent, llm, text=TWO):
-    llm.enqueue("classifier", {"requests": [CANCEL, SHIP]})
+    llm.enqueue("executor", {"requests": [CANCEL, SHIP]})
     to_system(llm)
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
     llm.enqueue("verifier", verdict(9))
@@ -87,7 +87,7 @@ def test_a_no_drops_the_rest_of_the_agenda(shop):
 def test_an_answered_question_goes_on_to_the_next_request_at_once(shop):
     agent, engine, llm = shop
     question = "What is the status of order #T0000004?"
-    llm.enqueue("classifier", {"requests": [question, CANCEL]})
+    llm.enqueue("executor", {"requests": [question, CANCEL]})
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #T0000004 is processed."}]})
@@ -104,7 +104,7 @@ def test_an_answered_question_goes_on_to_the_next_request_at_once(shop):
 
 def test_a_message_of_one_request_is_handled_as_it_is(shop):
     agent, engine, llm = shop
-    llm.enqueue("classifier", {"requests": ["Cancel order #T0000002."]})
+    llm.enqueue("executor", {"requests": ["Cancel order #T0000002."]})
     to_system(llm)
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="no longer needed"))
     llm.enqueue("verifier", verdict(9))
@@ -112,3 +112,15 @@ def test_a_message_of_one_request_is_handled_as_it_is(shop):
     res = agent.handle(MIA, text, turn_key="o:1", conversation_id="o")
     assert res.outcome == "pending_confirmation" and not res.trace.get(AGENDA)
     assert "Message: " + text in prompt_text(llm, "executor")
+
+
+def test_a_split_that_is_no_list_of_requests_leaves_the_message_whole(shop):
+    agent, engine, llm = shop
+    llm.enqueue("executor", '{"requests":["Cancel order #T0000002, I ordered it by')  # cut off, twice
+    llm.enqueue("executor", '{"requests":["Cancel')
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, TWO, turn_key="c:1", conversation_id="c")
+    assert res.outcome == "pending_confirmation" and not res.trace.get(AGENDA)
+    assert "Message: " + TWO in prompt_text(llm, "executor", -1)

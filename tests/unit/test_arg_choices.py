@@ -154,11 +154,13 @@ def test_after_the_order_look_up_the_next_step_may_only_copy_its_item_ids(shop):
     item_ids = second.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]["item_ids"]
     assert "k-glass-1l" in str(item_ids) and "c-black" not in str(item_ids)
     assert "s-silk-red" not in str(item_ids)  # the message names the kettle: the scarf's line is not offered
-    # Before the look-up only the profile was read: order ids are offered (the customer's, and the typed one),
-    # item ids are still free text.
-    first_args = first.model_json_schema()["$defs"]["return_delivered_order_itemsArgs"]["properties"]
-    assert "#T0000008" not in str(first_args["order_id"]) and "#T0000003" in str(first_args["order_id"])
-    assert "enum" not in str(first_args["item_ids"])
+    # Before the look-up only the profile was read: order ids are offered (the customer's, and the typed one), and
+    # the return, whose item ids no look-up has listed yet, is not offered at all (the model would write its own).
+    first_defs = first.model_json_schema()["$defs"]
+    assert "return_delivered_order_itemsArgs" not in first_defs
+    order_ids = first_defs["get_order_detailsArgs"]["properties"]["order_id"]
+    assert "#T0000008" not in str(order_ids) and "#T0000003" in str(order_ids)
+    assert "cancel_pending_orderArgs" in first_defs  # its order id is in the profile: offered at once
 
 
 def test_with_id_choices_off_every_id_stays_free_text(sqlite_url):
@@ -210,13 +212,17 @@ def test_an_id_an_earlier_turn_looked_up_is_offered_and_grounded_later(shop):  #
     # The earlier turn's look-up is shown to this turn's executor and to the verifier, not only its ids.
     assert "[1] get_order_details(order_id='#T0000003')" in prompt_text(llm, "executor", -1)
     assert "k-glass-1l" in prompt_text(llm, "verifier", -1)
-    # Without that history the same proposal has an item id nobody gave: it is not used.
+    # Without that history the return is not offered before the order is looked up (its item ids would be the
+    # model's own); after the look-up they are copied from it.
     to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
     llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
                                  payment_method_id="gift_card_mia"))
     llm.enqueue("verifier", verdict(9))
     fresh = agent.handle(MIA, "Return the kettle to my gift card please", turn_key="r2:1", conversation_id="r2")
-    assert fresh.outcome != "pending_confirmation" and fresh.args["item_ids"] is None
+    before, after = [s.model_json_schema()["$defs"] for role, _, s in llm.calls if role == "executor"][-2:]
+    assert "return_delivered_order_itemsArgs" not in before and "return_delivered_order_itemsArgs" in after
+    assert fresh.outcome == "pending_confirmation" and fresh.args["item_ids"] == ["k-glass-1l"]
     assert llm.pending() == {}, llm.pending()
 
 

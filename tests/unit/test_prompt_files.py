@@ -111,7 +111,7 @@ def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple
     # a message that may hold several requests is split first (here it holds one)
     llm = ScriptedLLM()
     split = agent(directory, llm, tmp_path / "split.db", split_requests=True)
-    llm.enqueue("classifier", {"requests": ["What is the status of #A2?"]})
+    llm.enqueue("executor", {"requests": ["What is the status of #A2?"]})
     to_system(llm)
     llm.enqueue("executor", call("GetOrder", order_id="#A2")).enqueue("executor", ANSWER)
     llm.enqueue("verifier", verdict(9))
