@@ -22,12 +22,11 @@ from chops.llm import LLM, LLMError
 from chops.pipeline.confirm import PENDING_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
-from chops.pipeline.schemas import Requests
+from chops.pipeline.schemas import MAX_REQUESTS, Requests
 from chops.pipeline.trace import Trace
 from chops.records import TurnRecord, TurnResult
 
 AGENDA = "agenda"  # the trace key of the requests still to do, in order
-MAX_REQUESTS = 4  # a message asks for a few things at most (the schema's bound too)
 # A message that may ask for several things: a joining word between clauses, or a second sentence. Only such a
 # message is split (one model call); "cancel #W1, I ordered it by mistake" is not asked about.
 _JOINED = re.compile(r"\b(and|also|then|plus|as well|too|second(ly)?|another)\b|[;\n]|[.!?]\s+\S|[，。；另还]",

@@ -139,7 +139,7 @@ class Executor:
                             if op.name not in ctx.barred and not (acting and op.observe)) or choices
             options = arg_options(offered, seen, typed, ctx.text, ctx.user_texts)
             if n < self.steps:
-                offered = _looked_up_first(offered, options)
+                offered = _looked_up_first(offered, options, bool(lookups))
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(),
@@ -262,12 +262,16 @@ class Executor:
         return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups))
 
 
-def _looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Operation, ...]:
-    """``offered`` without the writes an argument of which takes its values from look-ups (``CHOICES_FROM``) that none
-    has returned yet, while a look-up is offered to return them: the 1.5B model, asked to swap a speaker before the
-    order was read, wrote item ids of its own (from the prompt's examples), and the customer was asked for them."""
+def _looked_up_first(offered: tuple[Operation, ...], options: Any, looked: bool) -> tuple[Operation, ...]:
+    """Look up, then act: while a look-up is offered, ``offered`` without any write before the conversation's first
+    look-up (``looked``), and after it without the writes an argument of which takes its values from look-ups
+    (``CHOICES_FROM``) that none has returned yet. The 1.5B model, asked to swap a speaker before the order was read,
+    wrote item ids of its own (from the prompt's examples); denied that write only, it proposed another one, a
+    change of the order's payment nobody asked for; and "change my LA order to my NYC address" became a change of
+    the default address, with no order in view."""
     known = {(name, arg) for name, arg, _, _ in options}
-    ready = tuple(op for op in offered if not op.writes or all((op.name, arg) in known for arg in op.choice_keys()))
+    ready = tuple(op for op in offered if not op.writes
+                  or (looked and all((op.name, arg) in known for arg in op.choice_keys())))
     return ready if any(op.observe for op in ready) else offered
 
 

@@ -53,11 +53,14 @@ class Level2Decision(BaseModel):
     route: Literal["do_operation", "look_up_people", "answer_from_guide"]
 
 
+MAX_REQUESTS = 4  # a message asks for a few things at most
+
+
 class Requests(BaseModel):
     """The separate requests of one message, each a self-contained sentence, in the customer's order
     (``chops.pipeline.agenda``)."""
 
-    requests: list[str] = Field(min_length=1, max_length=4)
+    requests: list[str] = Field(min_length=1, max_length=MAX_REQUESTS)
 
 
 class OneLevelDecision(BaseModel):

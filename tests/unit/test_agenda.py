@@ -41,6 +41,7 @@ def test_only_a_long_joined_message_is_split():
 def cancel_first(agent, llm, text=TWO):
     llm.enqueue("executor", {"requests": [CANCEL, SHIP]})
     to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))  # look up, then act
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
     llm.enqueue("verifier", verdict(9))
     return agent.handle(MIA, text, turn_key="g:1", conversation_id="g")
@@ -57,6 +58,7 @@ def test_each_request_is_confirmed_in_turn_and_the_yes_takes_up_the_next(shop):
     # only: the profile's address completes it) and waits for its own yes.
     llm.enqueue("classifier", YES)
     to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))  # the commit changed what was read
     llm.enqueue("executor", call("modify_pending_order_address", order_id="#T0000001", address1="7 Lark Street",
                                  address2=None, city=None, state=None, country=None, zip=None))
     llm.enqueue("verifier", verdict(9))
@@ -93,6 +95,7 @@ def test_an_answered_question_goes_on_to_the_next_request_at_once(shop):
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #T0000004 is processed."}]})
     llm.enqueue("verifier", verdict(9))
     to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))  # look up, then act
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
     llm.enqueue("verifier", verdict(9))
     res = agent.handle(MIA, "Hello! What's the status of order #T0000004? And cancel #T0000002, I ordered it by "
@@ -106,6 +109,7 @@ def test_a_message_of_one_request_is_handled_as_it_is(shop):
     agent, engine, llm = shop
     llm.enqueue("executor", {"requests": ["Cancel order #T0000002."]})
     to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="no longer needed"))
     llm.enqueue("verifier", verdict(9))
     text = "Hi there, I would like to cancel order #T0000002 and I no longer need it at all, thanks."
@@ -119,6 +123,7 @@ def test_a_split_that_is_no_list_of_requests_leaves_the_message_whole(shop):
     llm.enqueue("executor", '{"requests":["Cancel order #T0000002, I ordered it by')  # cut off, twice
     llm.enqueue("executor", '{"requests":["Cancel')
     to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))  # look up, then act
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
     llm.enqueue("verifier", verdict(9))
     res = agent.handle(MIA, TWO, turn_key="c:1", conversation_id="c")

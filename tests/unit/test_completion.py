@@ -55,6 +55,7 @@ def test_my_default_address_is_proposed_whole_though_the_model_copied_only_the_s
     to_system(llm)
     # The model copies the street and makes up the second line: grounding drops that, the profile's address fills
     # it and the rest.
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
     llm.enqueue("executor", call("modify_pending_order_address", order_id="#T0000001", address1="7 Lark Street",
                                  address2="Apt 9", city=None, state=None, country=None, zip=None))
     llm.enqueue("verifier", verdict(9))
