@@ -3,17 +3,19 @@ the customer's data that the parts it gave match.
 
 "Ship that order to my Chicago address" names an address the customer's profile or one of their orders holds, not
 six typed values. A 1.5B model copies some parts (the street, the city) and writes null for the rest (the second
-line), and the platform refuses the plan as missing a value: the customer is asked for what they already said,
-and says it again. A pack declares the parts as one group (``CHOICES_RECORD``); after the model proposes, each
-group's empty parts are filled from the record of the seen data (the profile, the look-ups) that holds every part
-of the group and agrees with each part given (case and spaces aside). Nothing is filled when no part was given,
-when no record agrees, or when the records that agree differ (two Houston addresses and only "Houston" given):
-the plan stays as proposed, and grounding and the platform judge it as ever.
+line), or mixes the parts of two of the customer's addresses (the new city with the old second line), and the
+platform refuses the plan as missing a value: the customer is asked for what they already said, and says it again.
+A pack declares the parts as one group (``CHOICES_RECORD``); after the model proposes, each group is completed from
+the record of the seen data (the profile, the look-ups) that holds every part of the group and agrees with every
+part the customer typed and with most of the parts given (case and spaces aside): its parts replace the ones given.
+Nothing changes when no part was given, when no record agrees so, or when two different records agree equally (two
+Houston addresses and only "Houston" given): the plan stays as proposed, and grounding and the platform judge it as
+ever. A part the customer typed is never replaced: a new street in the same city is a new address.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from chops.domain.operations import Operation
@@ -28,9 +30,11 @@ def _same(a: Any, b: Any) -> bool:
     return " ".join(str(a).split()).casefold() == " ".join(str(b).split()).casefold()
 
 
-def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[str, Any] | None:
-    """``args`` with each ``CHOICES_RECORD`` group's empty parts taken from the one record of ``sources`` that
-    agrees with the parts given, or None when nothing is filled (see the module docstring)."""
+def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any],
+              typed: Callable[[str], bool] = lambda value: False) -> dict[str, Any] | None:
+    """``args`` with each ``CHOICES_RECORD`` group taken from the one record of ``sources`` that agrees with the parts
+    given (``typed``: whether the customer typed a value, which the record must then agree with), or None when
+    nothing changes (see the module docstring)."""
     groups = op.choice_records()
     if not groups:
         return None
@@ -38,11 +42,17 @@ def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> di
     out = dict(args)
     for fields in groups.values():
         given = {f: args[f] for f in fields if not _blank(args.get(f))}
-        if not given or len(given) == len(fields):
+        if not given:
             continue
-        agreeing = {tuple(str(node[f]) for f in fields) for data in sources for node in records(data)
-                    if all(f in node for f in fields) and all(_same(node[f], v) for f, v in given.items())}
-        if len(agreeing) == 1:
-            (record,) = agreeing
-            out.update((f, value) for f, value in zip(fields, record) if f not in given and value.strip())
+        kept = {f for f, v in given.items() if typed(str(v))}
+        scored: dict[tuple[str, ...], int] = {}
+        for node in (n for data in sources for n in records(data)):
+            if all(f in node for f in fields) and all(_same(node[f], given[f]) for f in kept):
+                record = tuple(str(node[f]) for f in fields)
+                scored[record] = sum(_same(node[f], v) for f, v in given.items())
+        ranked = sorted(scored.values(), reverse=True)
+        best = next((r for r, n in scored.items() if n == ranked[0]), None) if ranked else None
+        # Most of the parts given, and no other record as many: the record the model copied from.
+        if best is not None and 2 * ranked[0] > len(given) and (len(ranked) == 1 or ranked[1] < ranked[0]):
+            out.update((f, value) for f, value in zip(fields, best) if f not in kept and value.strip())
     return out if out != args else None

@@ -31,7 +31,7 @@ from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, counterpart, paired, typed_ids
 from chops.pipeline.completion import completed
 from chops.pipeline.demonstrations import demonstrations_section
-from chops.pipeline.grounding import ground_args
+from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
@@ -231,7 +231,8 @@ class Executor:
                 proposed = repaired
             args, dropped = ground_args(proposed, ctx.user_texts, known)
             # After grounding: a part it dropped (a second line the model made up) is empty, so filled too.
-            whole = completed(self.operations[name], args, seen)
+            whole = completed(self.operations[name], args, seen, typed=lambda value: any(
+                token_spans(value, text, ignore_case=True) for text in ctx.user_texts))
             if whole is not None:  # an address of the customer's data, taken whole (pipeline.completion)
                 step.setdefault("completed", []).append({"operation": name, "args": whole})
                 args, dropped = whole, [d for d in dropped if whole.get(d) is None]

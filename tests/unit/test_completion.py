@@ -24,14 +24,27 @@ EMPTY = dict.fromkeys(HOME)
 
 def test_the_parts_left_empty_come_from_the_one_address_the_given_parts_match():
     args = {"order_id": "#W1", **EMPTY, "address1": "400 lake  road", "city": "Bend"}
-    assert completed(SHIP, args, [PROFILE, ORDER]) == {**args, **{k: CABIN[k] for k in CABIN if k not in
-                                                                  ("address1", "city")}}
-    # a blank part is empty too; the parts given stay as written
+    assert completed(SHIP, args, [PROFILE, ORDER]) == {"order_id": "#W1", **CABIN}  # in the record's spelling
+    # ... but a part the customer typed stays as they wrote it
+    assert completed(SHIP, args, [PROFILE, ORDER], typed=lambda v: v == "400 lake  road")["address1"] == "400 lake  road"
+    # a blank part is empty too
     blank = {"order_id": "#W1", **HOME, "address2": " ", "zip": ""}
     assert completed(SHIP, blank, [PROFILE]) == {"order_id": "#W1", **HOME}
     # the same address in two places is one record
     assert completed(SHIP, {"order_id": "#W1", **EMPTY, "zip": "97477"}, [PROFILE, PROFILE]) == {"order_id": "#W1",
                                                                                                **HOME}
+
+
+def test_parts_mixed_from_two_addresses_become_the_one_most_of_them_come_from():
+    # The new city with the old second line: the cabin's address agrees with three of the four parts given.
+    mixed = {"order_id": "#W1", **EMPTY, "address2": "Flat 3", "city": "Bend", "state": "OR", "zip": "97701"}
+    assert completed(SHIP, mixed, [PROFILE, ORDER]) == {"order_id": "#W1", **CABIN}
+    # Half of them is not most: nothing is guessed.
+    assert completed(SHIP, {"order_id": "#W1", **EMPTY, "address2": "Flat 3", "city": "Bend"}, [PROFILE, ORDER]) is None
+    # A part the customer typed is kept, and a record must agree with it: a new street in Bend is a new address.
+    new_street = {"order_id": "#W1", **CABIN, "address1": "77 Pine Court", "address2": None}
+    assert completed(SHIP, new_street, [PROFILE, ORDER], typed=lambda v: v == "77 Pine Court") is None
+    assert completed(SHIP, new_street, [PROFILE, ORDER]) == {"order_id": "#W1", **CABIN}  # copied, not typed
 
 
 def test_nothing_is_filled_unless_exactly_one_address_agrees():
