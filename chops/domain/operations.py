@@ -40,6 +40,10 @@ CHOICES_DESCRIBED = "choices_described"
 # customer's default address, an order's), the parts it left empty are taken from that record
 # (``chops.pipeline.completion``): "ship it to my Chicago address" is one value the customer named, not six.
 CHOICES_RECORD = "choices_record"
+# With ``CHOICES_FROM``: a value the customer must have named, by a word of its record (a payment method's kind or
+# brand, its last digits) or by the value itself; one they did not name is not used, and the reply asks for it
+# ("which payment method pays the difference?") instead of the model choosing for them.
+CHOICES_SAID = "choices_said"
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,10 @@ class Operation:
             if x.get(CHOICES_RECORD):
                 groups.setdefault(str(x[CHOICES_RECORD]), []).append(arg)
         return {group: tuple(args) for group, args in groups.items()}
+
+    def choice_said(self) -> frozenset[str]:
+        """The argument names that declare ``CHOICES_SAID``."""
+        return frozenset(arg for arg, x in self._extras().items() if x.get(CHOICES_SAID))
 
     def choice_described(self) -> dict[str, dict[str, Any]]:
         """``{argument name: its CHOICES_DESCRIBED declaration}``."""

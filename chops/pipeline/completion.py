@@ -15,11 +15,13 @@ ever. A part the customer typed is never replaced: a new street in the same city
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.choices import records
+from chops.pipeline import choices
+from chops.pipeline.choices import records, stems
 
 
 def _blank(value: Any) -> bool:
@@ -56,3 +58,38 @@ def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any],
         if best is not None and 2 * ranked[0] > len(given) and (len(ranked) == 1 or ranked[1] < ranked[0]):
             out.update((f, value) for f, value in zip(fields, best) if f not in kept and value.strip())
     return out if out != args else None
+
+
+def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: Iterable[str]) -> list[str]:
+    """The ``CHOICES_SAID`` arguments of ``args`` whose value the customer's ``texts`` do not name: the value itself is
+    not in them, and the words (four letters or more) and digit runs (four or more) of the records holding it are in
+    them less than those of another value of the argument ("use my gift card" names the gift cards, not the credit
+    card whose record says "card" too; "visa", "1111" name the visa ending 1111; "original payment method" the method
+    the order's payments list), or not at all."""
+    sources, said = list(sources), list(texts)
+    words = set().union(*(_marks(t) for t in said)) if said else set()
+    out = []
+    for arg in sorted(op.choice_said()):
+        value = args.get(arg)
+        if value is None or any(str(value) in t for t in said):
+            continue
+        candidates = {*values_at(sources, *op.choice_keys().get(arg, ())), str(value)}
+        hits = {c: len(words & set().union(*(_marks(t) for node in records(sources) if c in _texts(node)
+                                             for t in node.values() if isinstance(t, str)))) for c in candidates}
+        if not 0 < hits[str(value)] == max(hits.values()):
+            out.append(arg)
+    return out
+
+
+def values_at(sources: list[Any], *paths: str) -> list[str]:
+    """The values ``paths`` (``CHOICES_FROM``) find in ``sources``."""
+    return list(dict.fromkeys(v for data in sources for path in paths for v in choices.values_at(data, path)))
+
+
+def _marks(text: str) -> set[str]:
+    """What in ``text`` can name a record: its words (``stems``) and its runs of four digits or more."""
+    return stems(text) | set(re.findall(r"\d{4,}", text))
+
+
+def _texts(node: dict) -> set[str]:
+    return {str(v) for v in node.values() if isinstance(v, (str, int)) and not isinstance(v, bool)}

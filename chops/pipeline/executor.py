@@ -9,7 +9,9 @@ and the Api runs it: the writes together as one dry-run plan, reads normally. A 
 gets exactly one step (the model's first plan is the proposal), with the same prompt and schema as ever.
 
 Each step's grammar lets an id argument take only the ids the profile and the look-ups so far listed, or the
-customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them.
+customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them. Before the conversation's
+first look-up it offers no write, and after it no write whose ids no look-up has listed yet (``_looked_up_first``).
+An address the plan names from the customer's data is completed from it (``chops.pipeline.completion``).
 
 Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
 short list of operations. Where the list is shown depends on ``layout``: ``cached`` keeps the whole list in
@@ -29,7 +31,7 @@ from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, counterpart, paired, typed_ids
-from chops.pipeline.completion import completed
+from chops.pipeline.completion import completed, unnamed
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.lookups import (
@@ -236,6 +238,10 @@ class Executor:
             if whole is not None:  # an address of the customer's data, taken whole (pipeline.completion)
                 step.setdefault("completed", []).append({"operation": name, "args": whole})
                 args, dropped = whole, [d for d in dropped if whole.get(d) is None]
+            unsaid = unnamed(self.operations[name], args, seen, ctx.user_texts)
+            if unsaid:  # the customer's choice (a payment method) they have not made: asked for, not guessed
+                step.setdefault("unnamed", []).append({"operation": name, "args": unsaid})
+                args, dropped = {**args, **dict.fromkeys(unsaid)}, [*dropped, *unsaid]
             if any((s.operation, s.args) == (name, args) for s in steps):
                 continue  # the same call twice is one change
             op = self.operations[name]

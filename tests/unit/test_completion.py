@@ -1,17 +1,21 @@
 """An address the customer names from their data, taken whole (``chops.pipeline.completion``): the parts a plan
 leaves empty come from the one address of the profile or the look-ups that the parts it gives agree with; when
-none agrees, or several different ones do, the plan stays as the model wrote it."""
+none agrees, or several different ones do, the plan stays as the model wrote it. And a payment method the customer
+did not name is asked for, not chosen for them."""
 
 from __future__ import annotations
 
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.completion import completed
+from chops.pipeline.completion import completed, unnamed
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
 
 SHIP = OPERATIONS["modify_pending_order_address"]
+PAY = OPERATIONS["modify_pending_order_payment"]
+MIA_METHODS = {"payment_methods": [{"id": "gift_card_mia", "source": "gift_card", "balance": 100.0},
+                                   {"id": "credit_card_mia", "source": "credit_card", "card": "visa ending 1111"}]}
 HOME = {"address1": "12 Birch Lane", "address2": "Flat 3", "city": "Springfield", "country": "USA", "state": "OR",
         "zip": "97477"}
 CABIN = {"address1": "400 Lake Road", "address2": "Cabin B", "city": "Bend", "country": "USA", "state": "OR",
@@ -77,3 +81,26 @@ def test_my_default_address_is_proposed_whole_though_the_model_copied_only_the_s
     assert asked.outcome == "pending_confirmation", asked.reply
     assert "7 Lark Street" in asked.reply and "Unit 2" in asked.reply and "Apt 9" not in asked.reply
     assert order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"  # nothing written before the yes
+
+
+def test_a_payment_method_the_customer_did_not_name_is_asked_for(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", call("modify_pending_order_payment", order_id="#T0000002",
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, "I'd like to pay order #T0000002 another way", turn_key="m:1", conversation_id="m")
+    assert asked.outcome == "refused_missing_args" and "which payment method" in asked.reply
+    assert asked.trace["steps"][-2]["unnamed"] == [{"operation": "modify_pending_order_payment",
+                                                    "args": ["payment_method_id"]}]
+    # Named by its kind, its brand or its last digits, it is used.
+    for said in ("pay it with my credit card", "use the visa please", "the one ending 1111"):
+        assert unnamed(PAY, {"payment_method_id": "credit_card_mia"}, [MIA_METHODS], [said]) == [], said
+    assert unnamed(PAY, {"payment_method_id": "credit_card_mia"}, [MIA_METHODS], ["use my gift card"]) == [
+        "payment_method_id"]
+    # "The original payment method" names the one the order's payments list.
+    paid = {"payments": [{"type": "payment", "amount": 25.0, "method": "credit_card_mia"}]}
+    original = ["refund it to my original payment method"]
+    assert unnamed(PAY, {"payment_method_id": "credit_card_mia"}, [MIA_METHODS, paid], original) == []
+    assert unnamed(PAY, {"payment_method_id": "gift_card_mia"}, [MIA_METHODS, paid], original) == ["payment_method_id"]

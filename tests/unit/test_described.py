@@ -138,7 +138,8 @@ def test_the_executor_is_offered_only_the_kettle_the_customer_describes(shop):  
     llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
                                  new_item_ids=["k-red-1l"], payment_method_id="gift_card_mia"))
     llm.enqueue("verifier", verdict(9))
-    result = agent.handle(MIA, "Please exchange the glass kettle from #T0000003 for the enamel one, same 1L size.",
+    result = agent.handle(MIA, "Please exchange the glass kettle from #T0000003 for the enamel one, same 1L size, "
+                          "and use my gift card.",
                           turn_key="d:1", conversation_id="d")
     assert result.outcome == "pending_confirmation"
     second = [s for role, _, s in llm.calls if role == "executor"][1].model_json_schema()["$defs"]
