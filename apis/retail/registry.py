@@ -16,9 +16,10 @@ def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] =
                      follows=follows)
 
 
-def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], **counterparts: str) -> Operation:
+def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], unchanged: str | None = None,
+           **counterparts: str) -> Operation:
     return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
-                     counterparts=tuple(counterparts.items()))
+                     counterparts=tuple(counterparts.items()), unchanged=unchanged)
 
 
 # The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them
@@ -59,7 +60,8 @@ _OPS = [
            delivered="exchange_delivered_order_items"),  # the same swap, for an order already delivered
     _write("exchange_delivered_order_items", "Exchange items of a delivered order for other options of the same "
            "products; allowed once per order, so list every item.", a.ExchangeArgs, w.exchange_delivered_order_items,
-           SWAP, pending="modify_pending_order_items"),
+           SWAP, unchanged="return_delivered_order_items",  # items exchanged for themselves: their return
+           pending="modify_pending_order_items"),
     _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
            "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER),
     _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",

@@ -62,7 +62,9 @@ class Operation:
     the same for a value in that state (``CHOICES_WHERE``): an item change of a delivered order is its exchange.
     ``follows``: ``(records key, name key, look-up, id key)``: after this look-up, the look-up is also run for
     each record under the key whose name the message mentions, with the record's id (an order's look-up reads the
-    products of the items the customer names: ``chops.pipeline.lookups.follow_ups``).
+    products of the items the customer names: ``chops.pipeline.lookups.follow_ups``). ``unchanged``: the operation
+    meant when every value of a ``CHOICES_PAIRED`` argument is paired with itself (an exchange of items for
+    themselves is their return: ``chops.pipeline.choices.for_themselves``).
     """
 
     name: str
@@ -76,6 +78,11 @@ class Operation:
     needs: tuple[str, ...] = ()
     counterparts: tuple[tuple[str, str], ...] = ()  # (state, operation) pairs: the operation stays hashable
     follows: tuple[tuple[str, str, str, str], ...] = ()
+    unchanged: str | None = None  # the operation meant when each new value of its pairs is its old one
+
+    def arg_names(self) -> tuple[str, ...]:
+        """The argument names (the alias where a pack gives one, else the field's name)."""
+        return tuple(field.alias or name for name, field in self.args_model.model_fields.items())
 
     def arg_signature(self) -> str:
         """``Arg: type, ...`` with the argument names (the alias where a pack gives one, else the field's

@@ -218,6 +218,14 @@ def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> 
     return None
 
 
+def for_themselves(op: Operation, args: dict[str, Any]) -> bool:
+    """Whether every ``CHOICES_PAIRED`` argument of ``args`` pairs each of its values with itself (the order's lines
+    exchanged for the same items): asked to return four items, the 1.5B proposed that, where no product was read."""
+    pairs = op.choice_pairs()
+    return bool(pairs) and all(isinstance(args.get(arg), list) and args.get(arg)
+                               and args.get(arg) == args.get(pair["partner"]) for arg, pair in pairs.items())
+
+
 def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[str, Any] | None:
     """``args`` with each paired argument (``CHOICES_PAIRED``) derived from its partner, or None when nothing
     changes or it cannot be derived. For each partner value (a new item), the first unused value (an order

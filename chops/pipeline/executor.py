@@ -30,7 +30,7 @@ from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.choices import arg_options, counterpart, paired, typed_ids
+from chops.pipeline.choices import arg_options, counterpart, for_themselves, paired, typed_ids
 from chops.pipeline.completion import completed, unnamed
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args, token_spans
@@ -223,6 +223,11 @@ class Executor:
         known, seen = looked_up(ctx, read), seen_data(ctx, read)
         lookups = lookups or []
         for name, proposed in calls:
+            meant = self.operations[name].unchanged
+            if meant in self.operations and for_themselves(self.operations[name], proposed):
+                # Items exchanged for themselves: their return (the arguments the return takes, as proposed).
+                step.setdefault("switched", []).append({"from": name, "to": meant})
+                name, proposed = meant, {k: v for k, v in proposed.items() if k in self.operations[meant].arg_names()}
             instead = counterpart(self.operations[name], proposed, seen)
             if instead in self.operations:  # the same change for the state the order is in (choices.counterpart)
                 step.setdefault("switched", []).append({"from": name, "to": instead})

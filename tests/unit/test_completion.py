@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
+from chops.pipeline.choices import for_themselves
 from chops.pipeline.completion import completed, unnamed
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA, order
@@ -104,3 +105,22 @@ def test_a_payment_method_the_customer_did_not_name_is_asked_for(shop):  # noqa:
     original = ["refund it to my original payment method"]
     assert unnamed(PAY, {"payment_method_id": "credit_card_mia"}, [MIA_METHODS, paid], original) == []
     assert unnamed(PAY, {"payment_method_id": "gift_card_mia"}, [MIA_METHODS, paid], original) == ["payment_method_id"]
+
+
+def test_items_exchanged_for_themselves_are_their_return(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    # The same look-up again: the next step may only act (no product was read, so new item ids are free text).
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-glass-1l"], payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, "I want to send back everything from #T0000003, refund to my gift card",
+                         turn_key="x:1", conversation_id="x")
+    assert asked.outcome == "pending_confirmation" and asked.operation == "return_delivered_order_items"
+    assert asked.args == {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id": "gift_card_mia"}
+    assert order(engine, "#T0000003")["status"] == "delivered"  # nothing written before the yes
+    # Lines exchanged for other items stay an exchange.
+    assert not for_themselves(OPERATIONS["exchange_delivered_order_items"],
+                              {"item_ids": ["k-glass-1l"], "new_item_ids": ["k-red-1l"]})
