@@ -11,6 +11,10 @@ part the customer typed and with most of the parts given (case and spaces aside)
 Nothing changes when no part was given, when no record agrees so, or when two different records agree equally (two
 Houston addresses and only "Houston" given): the plan stays as proposed, and grounding and the platform judge it as
 ever. A part the customer typed is never replaced: a new street in the same city is a new address.
+
+The other way round, a value the customer must choose themself (``CHOICES_SAID``: the payment method a change is
+paid or refunded with) is used only where their words name its record (``unnamed``); otherwise it is dropped, and
+the reply asks for it instead of the model choosing for them.
 """
 
 from __future__ import annotations
@@ -20,8 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline import choices
-from chops.pipeline.choices import records, stems
+from chops.pipeline.choices import records, stems, values_at
 
 
 def _blank(value: Any) -> bool:
@@ -73,17 +76,13 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
         value = args.get(arg)
         if value is None or any(str(value) in t for t in said):
             continue
-        candidates = {*values_at(sources, *op.choice_keys().get(arg, ())), str(value)}
+        paths = op.choice_keys().get(arg, ())
+        candidates = {*(v for data in sources for path in paths for v in values_at(data, path)), str(value)}
         hits = {c: len(words & set().union(*(_marks(t) for node in records(sources) if c in _texts(node)
                                              for t in node.values() if isinstance(t, str)))) for c in candidates}
         if not 0 < hits[str(value)] == max(hits.values()):
             out.append(arg)
     return out
-
-
-def values_at(sources: list[Any], *paths: str) -> list[str]:
-    """The values ``paths`` (``CHOICES_FROM``) find in ``sources``."""
-    return list(dict.fromkeys(v for data in sources for path in paths for v in choices.values_at(data, path)))
 
 
 def _marks(text: str) -> set[str]:
