@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apis.cphos.loaders import seed_demo
+from apis.retail.pack import pack as retail_pack
 from chops.db import make_engine
 
 
@@ -18,3 +19,12 @@ def engine(db_url):
     seed_demo(eng)
     yield eng
     eng.dispose()
+
+
+@pytest.fixture(scope="module")
+def shop(retail_dir, tmp_path_factory):
+    """The shop's Api over its whole real database (``db.json``), on SQLite, once per module."""
+    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('shop') / 'shop.db'}")
+    retail_pack.load(engine, retail_dir)
+    yield retail_pack.api(engine)
+    engine.dispose()

@@ -6,38 +6,16 @@ other address of theirs agrees with that part; and never to another address."""
 
 from __future__ import annotations
 
-import json
-
-import pytest
-
-from apis.retail.pack import pack
-from chops.db import make_engine
 from chops.pipeline.completion import completed
+from tests.integration.train_support import train_actions
 
 PARTS = ("address1", "address2", "city", "state", "country", "zip")
 
 
-@pytest.fixture(scope="module")
-def shop(retail_dir, tmp_path_factory):
-    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('addresses') / 'shop.db'}")
-    pack.load(engine, retail_dir)
-    yield pack.api(engine)
-    engine.dispose()
-
-
-def address_changes(retail_dir):
-    """(task id, customer, reference action) of every train task's address change."""
-    tasks = {t["id"]: t for t in json.loads((retail_dir / "tasks" / "train.json").read_text())}
-    scripts = json.loads((retail_dir / "users" / "train.json").read_text())["scripts"]
-    for script in scripts:
-        for action in tasks[script["task_id"]]["evaluation_criteria"]["actions"]:
-            if action["name"] in ("modify_pending_order_address", "modify_user_address"):
-                yield script["task_id"], script["user_id"], action
-
-
 def test_an_address_the_customer_already_has_is_completed_from_one_part(shop, retail_dir):
     checked, whole, wrong = 0, 0, []
-    for task_id, customer, action in address_changes(retail_dir):
+    for task_id, customer, _, action in train_actions(retail_dir, ("modify_pending_order_address",
+                                                                   "modify_user_address")):
         op = shop.operations[action["name"]]
         data = shop.profile(customer).lookup_data()
         reference = {k: action["arguments"][k] for k in PARTS}

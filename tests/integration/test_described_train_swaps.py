@@ -7,33 +7,10 @@ in several of these conversations a later message names the other products."""
 
 from __future__ import annotations
 
-import json
-
-import pytest
-
-from apis.retail.pack import pack
-from chops.db import make_engine
 from chops.pipeline.choices import arg_options, typed_ids
+from tests.integration.train_support import train_actions
 
 SWAPS = ("exchange_delivered_order_items", "modify_pending_order_items")
-
-
-@pytest.fixture(scope="module")
-def shop(retail_dir, tmp_path_factory):
-    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('described') / 'shop.db'}")
-    pack.load(engine, retail_dir)
-    yield pack.api(engine)
-    engine.dispose()
-
-
-def swaps(retail_dir):
-    """(task id, customer, opening message, reference swap action) of every train task's item swaps."""
-    tasks = {t["id"]: t for t in json.loads((retail_dir / "tasks" / "train.json").read_text())}
-    scripts = json.loads((retail_dir / "users" / "train.json").read_text())["scripts"]
-    for script in scripts:
-        for action in tasks[script["task_id"]]["evaluation_criteria"]["actions"]:
-            if action["name"] in SWAPS:
-                yield script["task_id"], script["user_id"], script["opening"], action
 
 
 def offered(api, customer: str, opening: str, action: dict) -> tuple[str, ...]:
@@ -50,7 +27,7 @@ def offered(api, customer: str, opening: str, action: dict) -> tuple[str, ...]:
 
 def test_every_train_swap_keeps_the_reference_variant_offered(shop, retail_dir):
     checked, alone, lost = 0, 0, []
-    for task_id, customer, opening, action in swaps(retail_dir):
+    for task_id, customer, opening, action in train_actions(retail_dir, SWAPS):
         values = offered(shop, customer, opening, action)
         wanted = set(action["arguments"]["new_item_ids"])
         checked += 1
