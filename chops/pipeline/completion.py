@@ -65,10 +65,11 @@ def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any],
 
 def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: Iterable[str]) -> list[str]:
     """The ``CHOICES_SAID`` arguments of ``args`` whose value the customer's ``texts`` do not name: the value itself is
-    not in them, and the words (four letters or more) and digit runs (four or more) of the records holding it are in
-    them less than those of another value of the argument ("use my gift card" names the gift cards, not the credit
-    card whose record says "card" too; "visa", "1111" name the visa ending 1111; "original payment method" the method
-    the order's payments list), or not at all."""
+    not in them, and the words (four letters or more) and digit runs (four or more) of its own record (the one that
+    holds it under the last key of a ``CHOICES_FROM`` path: a payment method's, not an order's payment history, whose
+    "payment" every "payment method" would name) are in them less than another value's, or not at all ("use my gift
+    card" names the gift cards, not the credit card whose record says "card" too; "visa", "1111" the visa ending
+    1111)."""
     sources, said = list(sources), list(texts)
     words = set().union(*(_marks(t) for t in said)) if said else set()
     out = []
@@ -77,8 +78,10 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
         if value is None or any(str(value) in t for t in said):
             continue
         paths = op.choice_keys().get(arg, ())
+        keys = {path.split(".")[-1] for path in paths}
         candidates = {*(v for data in sources for path in paths for v in values_at(data, path)), str(value)}
-        hits = {c: len(words & set().union(*(_marks(t) for node in records(sources) if c in _texts(node)
+        hits = {c: len(words & set().union(*(_marks(t) for node in records(sources)
+                                             if any(str(node.get(k)) == c for k in keys)
                                              for t in node.values() if isinstance(t, str)))) for c in candidates}
         if not 0 < hits[str(value)] == max(hits.values()):
             out.append(arg)
@@ -89,6 +92,3 @@ def _marks(text: str) -> set[str]:
     """What in ``text`` can name a record: its words (``stems``) and its runs of four digits or more."""
     return stems(text) | set(re.findall(r"\d{4,}", text))
 
-
-def _texts(node: dict) -> set[str]:
-    return {str(v) for v in node.values() if isinstance(v, (str, int)) and not isinstance(v, bool)}

@@ -100,11 +100,14 @@ def test_a_payment_method_the_customer_did_not_name_is_asked_for(shop):  # noqa:
         assert unnamed(PAY, {"payment_method_id": "credit_card_mia"}, [MIA_METHODS], [said]) == [], said
     assert unnamed(PAY, {"payment_method_id": "credit_card_mia"}, [MIA_METHODS], ["use my gift card"]) == [
         "payment_method_id"]
-    # "The original payment method" names the one the order's payments list.
+    # "Payment" names no method, though an order's payment history says it beside one (the customer wanted PayPal,
+    # and their "PayPal account for any additional payment" kept the card the model chose, train task 52).
     paid = {"payments": [{"type": "payment", "amount": 25.0, "method": "credit_card_mia"}]}
-    original = ["refund it to my original payment method"]
-    assert unnamed(PAY, {"payment_method_id": "credit_card_mia"}, [MIA_METHODS, paid], original) == []
-    assert unnamed(PAY, {"payment_method_id": "gift_card_mia"}, [MIA_METHODS, paid], original) == ["payment_method_id"]
+    paypal = {"payment_methods": [{"id": "paypal_mia", "source": "paypal"}]}
+    said = ["My PayPal account for any additional payment."]
+    assert unnamed(PAY, {"payment_method_id": "credit_card_mia"}, [MIA_METHODS, paypal, paid], said) == [
+        "payment_method_id"]
+    assert unnamed(PAY, {"payment_method_id": "paypal_mia"}, [MIA_METHODS, paypal, paid], said) == []
 
 
 def test_items_exchanged_for_themselves_are_their_return(shop):  # noqa: F811
