@@ -31,7 +31,7 @@ from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, counterpart, for_themselves, paired, typed_ids
-from chops.pipeline.completion import completed, unnamed
+from chops.pipeline.completion import completed, named_options, unnamed
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.lookups import (
@@ -139,7 +139,8 @@ class Executor:
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
             offered = tuple(op for op in choices
                             if op.name not in ctx.barred and not (acting and op.observe)) or choices
-            options = arg_options(offered, seen, typed, ctx.text, ctx.user_texts)
+            options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
+                                    ctx.user_texts)
             if n < self.steps:
                 offered = _looked_up_first(offered, options, bool(lookups))
             schema = plan_schema(offered, self.observing, options)

@@ -8,7 +8,8 @@ from __future__ import annotations
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import for_themselves
-from chops.pipeline.completion import completed, unnamed
+from chops.pipeline.choices import arg_options
+from chops.pipeline.completion import completed, named_options, unnamed
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
@@ -127,3 +128,13 @@ def test_items_exchanged_for_themselves_are_their_return(shop):  # noqa: F811
     # Lines exchanged for other items stay an exchange.
     assert not for_themselves(OPERATIONS["exchange_delivered_order_items"],
                               {"item_ids": ["k-glass-1l"], "new_item_ids": ["k-red-1l"]})
+
+
+
+def test_the_grammar_offers_only_the_payment_method_the_customer_named():
+    sources = [MIA_METHODS, {"payment_methods": [{"id": "paypal_mia", "source": "paypal"}]}]
+    options = arg_options([PAY], sources)
+    methods = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, ["my PayPal, please"])}
+    assert methods["payment_method_id"] == ("paypal_mia",)
+    unnamed_yet = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, ["pay another way"])}
+    assert set(unnamed_yet["payment_method_id"]) == {"gift_card_mia", "credit_card_mia", "paypal_mia"}
