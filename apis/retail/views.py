@@ -1,5 +1,5 @@
 """Compact renderings of the shop's records for operation results: only the fields that matter, options and
-addresses part by part, money as floats to the cent. The executor reads them in its next prompt, which clips
+addresses as one line, money as floats to the cent. The executor reads them in its next prompt, which clips
 each result (``chops.pipeline.lookups.RESULT_CLIP``): every character counts."""
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ def address_text(row: Row) -> str:
 
 
 def address_view(row: Row) -> Row:
-    """An address part by part, as the address operations take it: an address the customer names from their data
-    ("my Chicago address", on an order) is then copied whole, each part found where the plan needs it
-    (``chops.pipeline.completion``); as one line, its parts were no value a look-up returned."""
+    """An address part by part, as the address operations take it: the profile's data holds each order's so (not
+    shown to the model, whose look-ups show one line: shown part by part in an order's look-up, the 1.5B proposed a
+    change of that order's address for "cancel my order"), and an address the customer names from their data ("my
+    Chicago address", on an order) is completed from it (``chops.pipeline.completion``)."""
     return {k: row[k] for k in ("address1", "address2", "city", "state", "zip", "country")}
 
 
@@ -49,13 +50,13 @@ def method_view(m: Row) -> Row:
 def customer_view(c: Row, methods: list[Row], order_ids: list[str]) -> Row:
     """A customer's details: name, email, default address, payment methods, order ids (newest last)."""
     return {"user_id": c["user_id"], "name": f"{c['first_name']} {c['last_name']}", "email": c["email"],
-            "address": address_view(c), "payment_methods": [method_view(m) for m in methods], "orders": order_ids}
+            "address": address_text(c), "payment_methods": [method_view(m) for m in methods], "orders": order_ids}
 
 
 def order_view(o: Row) -> Row:
     """An order: id, status, shipping address, items, payments, tracking ids, and any request or cancel reason."""
     out: Row = {
-        "order_id": o["order_id"], "status": o["status"], "address": address_view(o),
+        "order_id": o["order_id"], "status": o["status"], "address": address_text(o),
         "items": [{"item_id": i["item_id"], "product_id": i["product_id"], "name": i["name"],
                    "options": options_text(i["options"]), "price": money(i["price"])} for i in o["items"]],
         "payments": [{"type": p["transaction_type"], "amount": money(p["amount"]), "method": p["payment_method_id"]}

@@ -20,7 +20,7 @@ from typing import Any
 from apis.retail import args as a
 from apis.retail.reads import NotFound, own_order
 from apis.retail.uow import RetailUnitOfWork
-from apis.retail.views import address_text, customer_view, order_view
+from apis.retail.views import customer_view, order_view
 from chops.domain.outcomes import InvalidArgument, PreconditionFailed
 
 Row = dict[str, Any]
@@ -219,5 +219,5 @@ def modify_user_address(uow: RetailUnitOfWork, actor: Row, args: a.AddressArgs) 
     """Change the customer's default address."""
     uow.customers.set_address(actor, args.address())
     view = customer_view(actor, uow.payment_methods.of_customer(actor["user_id"]), uow.orders.ids_of(actor["user_id"]))
-    return f"Your default address is now {address_text(view['address'])}.", view
+    return f"Your default address is now {view['address']}.", view
 

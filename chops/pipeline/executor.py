@@ -9,8 +9,8 @@ and the Api runs it: the writes together as one dry-run plan, reads normally. A 
 gets exactly one step (the model's first plan is the proposal), with the same prompt and schema as ever.
 
 Each step's grammar lets an id argument take only the ids the profile and the look-ups so far listed, or the
-customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them. Before the conversation's
-first look-up it offers no write, and after it no write whose ids no look-up has listed yet (``_looked_up_first``).
+customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them. It offers no write whose ids
+no look-up has listed yet while a look-up is offered (``_looked_up_first``).
 An address the plan names from the customer's data is completed from it (``chops.pipeline.completion``).
 
 Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
@@ -142,7 +142,7 @@ class Executor:
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
                                     ctx.user_texts)
             if n < self.steps:
-                offered = _looked_up_first(offered, options, bool(lookups))
+                offered = _looked_up_first(offered, options)
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(),
@@ -275,16 +275,14 @@ class Executor:
         return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups))
 
 
-def _looked_up_first(offered: tuple[Operation, ...], options: Any, looked: bool) -> tuple[Operation, ...]:
-    """Look up, then act: while a look-up is offered, ``offered`` without any write before the conversation's first
-    look-up (``looked``), and after it without the writes an argument of which takes its values from look-ups
-    (``CHOICES_FROM``) that none has returned yet. The 1.5B model, asked to swap a speaker before the order was read,
-    wrote item ids of its own (from the prompt's examples); denied that write only, it proposed another one, a
-    change of the order's payment nobody asked for; and "change my LA order to my NYC address" became a change of
-    the default address, with no order in view."""
+def _looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Operation, ...]:
+    """Look up, then act: while a look-up is offered, ``offered`` without the writes an argument of which takes its
+    values from look-ups (``CHOICES_FROM``) that none has returned yet. The 1.5B model, asked to swap a speaker before
+    the order was read, wrote item ids of its own (from the prompt's examples). Every write was withheld until the
+    conversation's first look-up too, measured and dropped: asked to cancel an order, the model, shown the order's
+    look-up first, proposed a change of its address (where, offered the cancel at once, it proposed that)."""
     known = {(name, arg) for name, arg, _, _ in options}
-    ready = tuple(op for op in offered if not op.writes
-                  or (looked and all((op.name, arg) in known for arg in op.choice_keys())))
+    ready = tuple(op for op in offered if not op.writes or all((op.name, arg) in known for arg in op.choice_keys()))
     return ready if any(op.observe for op in ready) else offered
 
 
