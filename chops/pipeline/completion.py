@@ -77,9 +77,8 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
         value = args.get(arg)
         if value is None or any(str(value) in t for t in said):
             continue
-        paths = op.choice_keys().get(arg, ())
-        keys = {path.split(".")[-1] for path in paths}
-        candidates = {*(v for data in sources for path in paths for v in values_at(data, path)), str(value)}
+        keys = {path.split(".")[-1] for path in op.choice_keys().get(arg, ())}
+        candidates = {*_held(op, arg, sources), str(value)}
         hits = {c: len(words & set().union(*(_marks(t) for node in records(sources)
                                              if any(str(node.get(k)) == c for k in keys)
                                              for t in node.values() if isinstance(t, str)))) for c in candidates}
@@ -100,10 +99,15 @@ def named_options(operations: Iterable[Operation], options: Options, sources: It
         op = by_name.get(name)
         if op is not None and arg in op.choice_said():
             # Of the values the sources hold: an id typed for another argument ("#W1") names no payment method.
-            held = {v for data in sources for path in op.choice_keys()[arg] for v in values_at(data, path)}
+            held = _held(op, arg, sources)
             values = tuple(v for v in values if v in held and not unnamed(op, {arg: v}, sources, texts)) or values
         out.append((name, arg, values, groups))
     return tuple(out)
+
+
+def _held(op: Operation, arg: str, sources: list[Any]) -> set[str]:
+    """The values of ``arg`` that ``sources`` hold (its ``CHOICES_FROM`` paths)."""
+    return {v for data in sources for path in op.choice_keys().get(arg, ()) for v in values_at(data, path)}
 
 
 def _marks(text: str) -> set[str]:
