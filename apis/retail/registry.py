@@ -17,9 +17,15 @@ def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] =
 
 
 def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], unchanged: str | None = None,
-           **counterparts: str) -> Operation:
+           asked_by: tuple[str, ...] = (), **counterparts: str) -> Operation:
     return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
-                     counterparts=tuple(counterparts.items()), unchanged=unchanged)
+                     counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by)
+
+
+# A payment change is offered only where the customer speaks of paying: the 1.5B proposed it for "change my pending
+# t-shirt to purple" and for returns, asked the customer which card, and was refused ("already paid with it") turn
+# after turn (train tasks 3, 34, 103).
+PAYING = ("pay", "card", "gift", "paypal", "charg", "付", "卡")
 
 
 # The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them
@@ -54,7 +60,7 @@ _OPS = [
     _write("modify_pending_order_address", "Change the shipping address of a pending order (not the customer's "
            "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER),
     _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
-           "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER),
+           "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER, asked_by=PAYING),
     _write("modify_pending_order_items", "Change items of a pending order to other options of the same products; "
            "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items, SWAP,
            delivered="exchange_delivered_order_items"),  # the same swap, for an order already delivered

@@ -3,7 +3,8 @@ mapping by name), and the one-line-per-operation text the prompts show."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import UnionType
 from typing import Annotated, Any, Callable, Union, get_args, get_origin
@@ -64,7 +65,9 @@ class Operation:
     each record under the key whose name the message mentions, with the record's id (an order's look-up reads the
     products of the items the customer names: ``chops.pipeline.lookups.follow_ups``). ``unchanged``: the operation
     meant when every value of a ``CHOICES_PAIRED`` argument is paired with itself (an exchange of items for
-    themselves is their return: ``chops.pipeline.choices.for_themselves``).
+    themselves is their return: ``chops.pipeline.choices.for_themselves``). ``asked_by``: for a write a small
+    model proposes where nobody asked for it, the words one of which the customer's messages must hold for it to be
+    offered at all (``asked_in``; empty: always offered).
     """
 
     name: str
@@ -79,6 +82,15 @@ class Operation:
     counterparts: tuple[tuple[str, str], ...] = ()  # (state, operation) pairs: the operation stays hashable
     follows: tuple[tuple[str, str, str, str], ...] = ()
     unchanged: str | None = None  # the operation meant when each new value of its pairs is its old one
+    asked_by: tuple[str, ...] = ()
+
+    def asked_in(self, texts: Iterable[str]) -> bool:
+        """Whether ``texts`` ask for this operation: ``asked_by`` is empty, or one of its words starts a word of
+        theirs, case-blind ("pay" in "Paying"); a word in a script without spaces (Chinese) anywhere in them."""
+        if not self.asked_by:
+            return True
+        text = " ".join(texts).lower()
+        return any(re.search(rf"\b{re.escape(w)}", text) if w.isascii() else w in text for w in self.asked_by)
 
     def arg_names(self) -> tuple[str, ...]:
         """The argument names (the alias where a pack gives one, else the field's name)."""

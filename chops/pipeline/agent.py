@@ -10,7 +10,6 @@ leave a half-finished turn. Architectures without a verifier never commit a writ
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from chops.pipeline import agenda
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.demonstrations import Memory, solution_of
+from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
 from chops.pipeline.plans import ApprovalQueue, carry_out
 from chops.pipeline.prompting import fragment, pack_prompts, system_part
@@ -38,9 +37,6 @@ from chops.pipeline.verifier import Chooser, Verifier, identity
 from chops.records import CONVERSATION_ROUTES, TurnRecord, TurnResult
 from chops.router import Router
 from chops.settings import Settings
-
-log = logging.getLogger(__name__)
-
 
 def idempotency_key(turn_key: str) -> str:
     """The commit's idempotency key for a conversation turn: the same turn never writes twice."""
@@ -160,10 +156,10 @@ class Agent:
                     trace.info[agenda.AGENDA] = agenda.left(history)
                 return self._finish(trace, decided.reply, **decided.fields)
         agenda.plan(ctx, history, todo, self.llm if self.split_requests else None)
-        self._recall(ctx)
+        recall(self.memory, ctx)
         cand, passed = self._loop(ctx)  # every model call; an LLMError leaves the database untouched
         result = self._conclude(ctx, cand, passed, turn_key, conversation_id)
-        return self._remember(ctx, cand, passed, result)
+        return remember(self.memory, ctx, cand, passed, result)
 
     # --- the loop ---------------------------------------------------------------------------
     def _loop(self, ctx: TurnContext) -> tuple[Candidate, bool]:
@@ -269,34 +265,6 @@ class Agent:
                                    "outcome": cand.outcome, "tier": cand.tier, "check": check and check[0],
                                    "steps": [{"operation": s.operation, "args": s.args, "outcome": s.outcome}
                                              for s in cand.steps]})
-
-    # --- solution memory (EcoAssistant's demonstrations) -----------------------------------------
-    def _recall(self, ctx: TurnContext) -> None:
-        """The most similar verified solutions, for the classifier and executor prompts."""
-        if self.memory is None:
-            return
-        ctx.demonstrations = self.memory.recall(ctx.text)
-        ctx.trace.step("memory", demonstrations=[f"m-{s.id}" for s in ctx.demonstrations],
-                       similarities=[s.similarity for s in ctx.demonstrations])
-        ctx.trace.emit("recall", {"ids": [s.id for s in ctx.demonstrations],
-                                  "similarities": [s.similarity for s in ctx.demonstrations]})
-
-    def _remember(self, ctx: TurnContext, cand: Candidate, passed: bool, result: TurnResult) -> TurnResult:
-        """Store a verified (and, for a write, committed) solution; the reply is already decided, so a
-        failure here is logged and the turn stands."""
-        if self.memory is None:
-            return result
-        try:
-            solution = solution_of(ctx.text, cand, passed, result)
-            if solution is None:
-                return result
-            memory_id = self.memory.remember(solution)
-        except Exception:  # noqa: BLE001 - the user's turn is done (a write committed); the memory is an optimisation
-            log.exception("could not remember the solution of turn %s", ctx.trace.info.get("turn_key"))
-            return result
-        ctx.trace.info["remembered"] = memory_id
-        result.trace["remembered"] = memory_id
-        return result
 
     # --- after the loop -------------------------------------------------------------------------
     def _conclude(self, ctx: TurnContext, cand: Candidate, passed: bool, turn_key: str,

@@ -10,12 +10,15 @@ the user part of a prompt (``${demonstrations}``), so the static heads stay cach
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Protocol
 
 from chops.domain.outcomes import Outcome
-from chops.pipeline.context import Candidate
+from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.prompting import clip, fragment, section
 from chops.records import CONVERSATION_ROUTES, PARTIAL, Solution, TurnResult
+
+log = logging.getLogger(__name__)
 
 ANSWER_CLIP = 300  # a remembered guide answer, as shown: the gist is enough to steer
 CLASSIFIER_PROMPTS = ("level1", "level2", "onelevel")
@@ -45,6 +48,36 @@ def solution_of(text: str, cand: Candidate, passed: bool, result: TurnResult) ->
     if cand.writes:
         return Solution(request=text, route="system", operation=cand.operation, args=cand.args or {})
     return Solution(request=text, route="system", operation=cand.operation)
+
+
+def recall(memory: Memory | None, ctx: TurnContext) -> None:
+    """The most similar verified solutions, for the classifier and executor prompts (``memory`` None: off)."""
+    if memory is None:
+        return
+    ctx.demonstrations = memory.recall(ctx.text)
+    ctx.trace.step("memory", demonstrations=[f"m-{s.id}" for s in ctx.demonstrations],
+                   similarities=[s.similarity for s in ctx.demonstrations])
+    ctx.trace.emit("recall", {"ids": [s.id for s in ctx.demonstrations],
+                              "similarities": [s.similarity for s in ctx.demonstrations]})
+
+
+def remember(memory: Memory | None, ctx: TurnContext, cand: Candidate, passed: bool,
+             result: TurnResult) -> TurnResult:
+    """Store a verified (and, for a write, committed) solution; the reply is already decided, so a failure here
+    is logged and the turn stands."""
+    if memory is None:
+        return result
+    try:
+        solution = solution_of(ctx.text, cand, passed, result)
+        if solution is None:
+            return result
+        memory_id = memory.remember(solution)
+    except Exception:  # noqa: BLE001 - the user's turn is done (a write committed); the memory is an optimisation
+        log.exception("could not remember the solution of turn %s", ctx.trace.info.get("turn_key"))
+        return result
+    ctx.trace.info["remembered"] = memory_id
+    result.trace["remembered"] = memory_id
+    return result
 
 
 def _writes(sol: Solution) -> bool:

@@ -10,8 +10,10 @@ gets exactly one step (the model's first plan is the proposal), with the same pr
 
 Each step's grammar lets an id argument take only the ids the profile and the look-ups so far listed, or the
 customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them. It offers no write whose ids
-no look-up has listed yet while a look-up is offered (``_looked_up_first``).
-An address the plan names from the customer's data is completed from it (``chops.pipeline.completion``).
+no look-up has listed yet while a look-up is offered (``_looked_up_first``), nor one the customer's words do not ask
+for (``Operation.asked_by``).
+An address the plan names from the customer's data is completed from it (``chops.pipeline.completion``); a swap the
+request does not ask for is refused and redone (``chops.pipeline.kinds``).
 
 Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
 short list of operations. Where the list is shown depends on ``layout``: ``cached`` keeps the whole list in
@@ -30,10 +32,11 @@ from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.choices import arg_options, counterpart, for_themselves, paired, typed_ids
-from chops.pipeline.completion import completed, named_options, unnamed
+from chops.pipeline.choices import arg_options, typed_ids
+from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
-from chops.pipeline.grounding import ground_args, token_spans
+from chops.pipeline.grounding import ground_args
+from chops.pipeline.kinds import unasked_refusal, unasked_swap
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
@@ -42,6 +45,7 @@ from chops.pipeline.lookups import (
     seen_data,
 )
 from chops.pipeline.prompting import fragment, messages, section
+from chops.pipeline.repairs import repaired
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
 from chops.pipeline.targets import others_named, refusal
@@ -137,8 +141,8 @@ class Executor:
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
-            offered = tuple(op for op in choices
-                            if op.name not in ctx.barred and not (acting and op.observe)) or choices
+            offered = tuple(op for op in choices if op.name not in ctx.barred and not (acting and op.observe)
+                            and op.asked_in(ctx.user_texts)) or choices
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
                                     ctx.user_texts)
             if n < self.steps:
@@ -213,55 +217,36 @@ class Executor:
 
     def run_plan(self, ctx: TurnContext, calls: list[tuple[str, dict[str, Any]]],
                  step: dict[str, Any], lookups: list[Step] | None = None) -> Candidate:
-        """Ground every call and run it for the caller: reads for real, the writes together as ONE
-        dry-run plan (``Api.call_plan``), so a later write sees an earlier one's effect.
+        """Repair and ground every call (``chops.pipeline.repairs``) and run it for the caller: reads for real, the
+        writes together as ONE dry-run plan (``Api.call_plan``), so a later write sees an earlier one's effect.
 
         A repeated call is dropped. When the request names another member as the target of any write
         (``chops.pipeline.targets``), no step runs at all: every write is refused, and the reads too,
-        since the request is about someone else."""
+        since the request is about someone else; so too for a swap the request does not ask for
+        (``chops.pipeline.kinds``), which the agent then redoes."""
         steps: list[Step] = []
         read = conversation_lookups(ctx) if lookups is None else lookups
         known, seen = looked_up(ctx, read), seen_data(ctx, read)
         lookups = lookups or []
         for name, proposed in calls:
-            meant = self.operations[name].unchanged
-            if meant in self.operations and for_themselves(self.operations[name], proposed):
-                # Items exchanged for themselves: their return (the arguments the return takes, as proposed).
-                step.setdefault("switched", []).append({"from": name, "to": meant})
-                name, proposed = meant, {k: v for k, v in proposed.items() if k in self.operations[meant].arg_names()}
-            instead = counterpart(self.operations[name], proposed, seen)
-            if instead in self.operations:  # the same change for the state the order is in (choices.counterpart)
-                step.setdefault("switched", []).append({"from": name, "to": instead})
-                name = instead
-            repaired = paired(self.operations[name], proposed, seen)
-            if repaired is not None:  # the old lines of the new items' products (choices.paired)
-                step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": repaired})
-                proposed = repaired
-            args, dropped = ground_args(proposed, ctx.user_texts, known)
-            # After grounding: a part it dropped (a second line the model made up) is empty, so filled too.
-            whole = completed(self.operations[name], args, seen, typed=lambda value: any(
-                token_spans(value, text, ignore_case=True) for text in ctx.user_texts))
-            if whole is not None:  # an address of the customer's data, taken whole (pipeline.completion)
-                step.setdefault("completed", []).append({"operation": name, "args": whole})
-                args, dropped = whole, [d for d in dropped if whole.get(d) is None]
-            unsaid = unnamed(self.operations[name], args, seen, ctx.user_texts)
-            if unsaid:  # the customer's choice (a payment method) they have not made: asked for, not guessed
-                step.setdefault("unnamed", []).append({"operation": name, "args": unsaid})
-                args, dropped = {**args, **dict.fromkeys(unsaid)}, [*dropped, *unsaid]
-            if any((s.operation, s.args) == (name, args) for s in steps):
-                continue  # the same call twice is one change
-            op = self.operations[name]
-            steps.append(Step(operation=name, proposed_args=proposed, args=args, dropped=dropped,
-                              writes=bool(op.writes), description=op.description))
+            s = repaired(self.operations, ctx, name, proposed, known, seen, step)
+            if not any((t.operation, t.args) == (s.operation, s.args) for t in steps):  # the same call twice: one
+                steps.append(s)
         writes = [s for s in steps if s.writes]
         others: list[str] = []
         for s in writes:
             others += [who for who in others_named(self.api, ctx, s.args) if who not in others]
+        # A swap the request does not ask for (it asks to return or cancel).
+        instead = next((k for s in writes if (k := unasked_swap(self.operations[s.operation], s.args,
+                                                                 self.choices, ctx.text, ctx.user_texts, seen))), None)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
         if others:
             for s in steps:
                 s.result = refusal(s.operation, ctx.nickname, others)
+        elif instead is not None:
+            for s in steps:
+                s.result = unasked_refusal(s.operation, instead)
         else:
             for s in steps:
                 if not s.writes:

@@ -4,6 +4,8 @@ another customer's order is never touched."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from apis.retail import loader
@@ -70,3 +72,45 @@ def test_another_customers_order_is_not_found_and_nothing_changes(shop):
     result = agent.handle(MIA, "Cancel order #T0000008, no longer needed", turn_key="r:1", conversation_id="r")
     assert "no order #T0000008 on your account" in prompt_text(llm, "executor", 1)
     assert not result.committed and loader.export(engine) == before
+
+
+def _offered(llm: ScriptedLLM, index: int) -> str:
+    """The JSON schema of the ``index``-th executor call: the operations its plan may name."""
+    return json.dumps([c for c in llm.calls if c[0] == "executor"][index][2].model_json_schema())
+
+
+@pytest.mark.parametrize("message, offered", [
+    ("Change the kettle in my pending order #T0000001 to the glass one", False),
+    ("Please cancel order #T0000002, I ordered it by mistake", False),
+    ("Can I pay order #T0000001 with my gift card instead?", True),
+    ("Paying #T0000001 by PayPal would suit me better", True),
+    ("订单 #T0000001 我想用礼品卡付款", True),
+])
+def test_a_payment_change_is_offered_only_where_the_customer_speaks_of_paying(shop, message, offered):
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #T0000001 is pending."}]})
+    llm.enqueue("verifier", verdict(9))
+    agent.handle(MIA, message, turn_key="g:1", conversation_id="g")
+    assert ("modify_pending_order_payment" in _offered(llm, 0)) is offered
+    assert "cancel_pending_order" in _offered(llm, 0)  # the other writes stay offered
+
+
+def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_described(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-steel-1l"], payment_method_id="credit_card_mia"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "I want to return the kettle from #T0000003", turn_key="k:1", conversation_id="k")
+    assert "asks to return, and names nothing to get instead" in prompt_text(llm, "executor", 3)
+    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the unasked exchange cost no verifier call
+    assert loader.export(engine) == before and llm.pending() == {}

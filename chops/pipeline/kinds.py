@@ -1,0 +1,66 @@
+"""Which kind of change the customer asked for: a swap nobody asked for is not proposed as if they had.
+
+Asked to "return the vacuum cleaner, the headphones and the smart watch", the 1.5B model proposed their exchange
+for variants the customer never mentioned (bagged for bagless, gold for black); asked to return everything but the
+coffee machine, an exchange of the coffee machine; told "I no longer need the boots … just cancel the whole order",
+a size change. The verifier passed each, and the scripted customer said yes to the change described.
+
+So a swap (an operation with ``CHOICES_PAIRED`` arguments: old lines and the new items they become) is refused
+before it is described, and the attempt redone with the reason (``chops.pipeline.tiers.refused_plan``), when the
+request names the kind of another write (the first word of its name: "return", "cancel") and not the swap's own
+("exchange"), and the customer's words mention none of the features a new item has and its old line lacks. Each
+condition alone is common in a swap asked for ("swap the lamp for a brighter one, or else return it" names no
+feature of the lamp's variants; "change the boots to size 8" names no operation), so only all three refuse.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from chops.domain.operations import Operation
+from chops.domain.outcomes import Outcome, OperationResult
+from chops.pipeline.choices import records
+from chops.pipeline.described import descriptions, features, mentioned_features
+
+
+def kind(op: Operation) -> str:
+    """The kind of change ``op`` makes: the first word of its name ("return" of ``return_delivered_order_items``,
+    "change" of ``ChangeUploadLimit``), lower-case."""
+    return re.split(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])", op.name.strip("_"))[0].lower()
+
+
+def _named(word: str, text: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}", text) is not None  # "cancel" in "cancelling", "returns"
+
+
+def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
+                 texts: Iterable[str], sources: Iterable[Any]) -> str | None:
+    """The kind the ``request`` asks for instead of the swap ``op`` with ``args``, or None (not a swap, or one the
+    customer may have asked for): see the module docstring. ``texts``: the customer's messages; ``sources``: the
+    profile's data and the look-ups, which describe the old lines and the new items."""
+    pairs = op.choice_pairs()
+    said = request.lower()
+    if not pairs or _named(kind(op), said):
+        return None
+    instead = next((k for other in operations if other.writes and (k := kind(other)) != kind(op)
+                    and _named(k, said)), None)
+    if instead is None:
+        return None
+    lines = descriptions(node for data in sources for node in records(data))
+    texts = list(texts)
+    for old_arg, pair in pairs.items():
+        olds, news = args.get(old_arg) or [], args.get(pair["partner"]) or []
+        for old, new in zip(olds, news):
+            wanted = set(features(lines.get(str(new), ""))) - set(features(lines.get(str(old), "")))
+            if wanted & mentioned_features(lines.get(str(new), ""), texts):
+                return None  # a feature they asked for: a swap after all
+    return instead
+
+
+def unasked_refusal(operation: str, instead: str) -> OperationResult:
+    """The result of a swap refused by ``unasked_swap``: the customer asked to ``instead``."""
+    return OperationResult(
+        operation=operation, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": instead},
+        message=f"Not run: the request asks to {instead}, and names nothing to get instead of these items")

@@ -1,0 +1,54 @@
+"""A proposed call as the platform is asked to run it: the executor's repairs of what a small model proposes.
+
+Each repair mends one mistake the 1.5B model was seen to make, in this order: items exchanged for themselves are
+their return (``choices.for_themselves``); a change proposed for a record in a state the operation does not take
+is that state's counterpart (``choices.counterpart``); a swap's old lines are the lines of its new items' products
+(``choices.paired``); values the customer did not write and no look-up returned are dropped (``grounding``); an
+address named from the customer's data is taken whole (``completion.completed``); a choice the customer has not
+made (a payment method) is asked for, not guessed (``completion.unnamed``). Each repair made is noted in the
+executor step's trace record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from chops.domain.operations import Operation
+from chops.pipeline.choices import counterpart, for_themselves, paired
+from chops.pipeline.completion import completed, unnamed
+from chops.pipeline.context import Step, TurnContext
+from chops.pipeline.grounding import ground_args, token_spans
+
+
+def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, proposed: dict[str, Any],
+             known: Any, seen: list[Any], step: dict[str, Any]) -> Step:
+    """The step to run for the proposed call ``name(proposed)``; ``known``: the look-ups' values grounding accepts,
+    ``seen``: the profile's data and the look-ups' results; ``step``: the trace record the repairs are noted in."""
+    meant = operations[name].unchanged
+    if meant in operations and for_themselves(operations[name], proposed):
+        # Items exchanged for themselves: their return (the arguments the return takes, as proposed).
+        step.setdefault("switched", []).append({"from": name, "to": meant})
+        name, proposed = meant, {k: v for k, v in proposed.items() if k in operations[meant].arg_names()}
+    instead = counterpart(operations[name], proposed, seen)
+    if instead in operations:  # the same change for the state the order is in
+        step.setdefault("switched", []).append({"from": name, "to": instead})
+        name = instead
+    pairs = paired(operations[name], proposed, seen)
+    if pairs is not None:  # the old lines of the new items' products
+        step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": pairs})
+        proposed = pairs
+    args, dropped = ground_args(proposed, ctx.user_texts, known)
+    # After grounding: a part it dropped (a second line the model made up) is empty, so filled too.
+    whole = completed(operations[name], args, seen, typed=lambda value: any(
+        token_spans(value, text, ignore_case=True) for text in ctx.user_texts))
+    if whole is not None:  # an address of the customer's data, taken whole
+        step.setdefault("completed", []).append({"operation": name, "args": whole})
+        args, dropped = whole, [d for d in dropped if whole.get(d) is None]
+    unsaid = unnamed(operations[name], args, seen, ctx.user_texts)
+    if unsaid:  # the customer's choice they have not made: asked for, not guessed
+        step.setdefault("unnamed", []).append({"operation": name, "args": unsaid})
+        args, dropped = {**args, **dict.fromkeys(unsaid)}, [*dropped, *unsaid]
+    op = operations[name]
+    return Step(operation=name, proposed_args=proposed, args=args, dropped=dropped, writes=bool(op.writes),
+                description=op.description)

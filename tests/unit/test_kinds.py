@@ -1,0 +1,58 @@
+"""A swap the request does not ask for (``chops.pipeline.kinds``): refused where the request names another kind of
+change, not the swap's, and no feature of the new items; made-up shop data in the retail pack's look-up shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from apis.retail.registry import OPERATIONS
+from chops.domain.outcomes import Outcome
+from chops.pipeline.kinds import kind, unasked_refusal, unasked_swap
+
+EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
+MODIFY = OPERATIONS["modify_pending_order_items"]
+ORDER = {"order_id": "#T0000003", "status": "delivered",
+         "items": [{"item_id": "k-glass-1l", "product_id": "p-kettle", "name": "Kettle",
+                    "options": "material: glass, capacity: 1L", "price": 45.5}]}
+KETTLE = {"product_id": "p-kettle", "name": "Kettle", "options": "material, capacity",
+          "variants": {"k-glass-1l": "glass, 1L; $45.50; available", "k-steel-1l": "steel, 1L; $40.00; available",
+                       "k-red-1l": "enamel, 1L; $38.99; available"}}
+SWAP = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "new_item_ids": ["k-steel-1l"],
+        "payment_method_id": "credit_card_mia"}
+
+
+def _asked(request: str, op=EXCHANGE, args=SWAP, earlier: tuple[str, ...] = ()) -> str | None:
+    return unasked_swap(op, args, OPERATIONS.values(), request, [request, *earlier], [ORDER, KETTLE])
+
+
+def test_the_kind_of_an_operation_is_the_first_word_of_its_name():
+    assert [kind(EXCHANGE), kind(MODIFY), kind(OPERATIONS["cancel_pending_order"])] == ["exchange", "modify", "cancel"]
+    assert kind(type(EXCHANGE)(**{**EXCHANGE.__dict__, "name": "ChangeUploadLimit"})) == "change"
+
+
+@pytest.mark.parametrize("request_text, instead", [
+    ("I'd like to return the kettle I received", "return"),
+    ("Returning the kettle from #T0000003, please refund my card", "return"),
+    ("Please send back everything from that order and cancel the rest", "cancel"),
+])
+def test_a_swap_for_a_request_of_another_kind_naming_no_feature_is_refused(request_text, instead):
+    assert _asked(request_text) == instead
+
+
+@pytest.mark.parametrize("request_text, earlier", [
+    ("I'd like to exchange the kettle I received", ()),  # its own kind named
+    ("Swap the kettle for a steel one; if you can't, return it", ()),  # the new item's feature named
+    ("Return it? No: make it the steel kettle", ()),
+    ("Change the kettle to another one", ()),  # no other kind named ("change" is no write's first word here)
+    ("return it otherwise", ("the kettle in steel would be better",)),  # a feature said in an earlier message
+])
+def test_a_swap_the_request_may_ask_for_is_left_alone(request_text, earlier):
+    assert _asked(request_text, earlier=earlier) is None
+
+
+def test_only_a_swap_is_checked_and_the_refusal_is_redone_as_an_invalid_choice():
+    ret = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id": "credit_card_mia"}
+    assert _asked("cancel it, I mean return the kettle", op=OPERATIONS["return_delivered_order_items"], args=ret) \
+        is None
+    refused = unasked_refusal("exchange_delivered_order_items", "return")
+    assert refused.outcome == Outcome.REFUSED_INVALID_ARG and "asks to return" in refused.message
