@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from chops.llm import LLM, LLMError
-from chops.pipeline.confirm import PENDING_OUTCOME
+from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
 from chops.pipeline.schemas import MAX_REQUESTS, Requests
@@ -97,7 +97,7 @@ def goes_on(result: TurnResult) -> bool:
     """Whether the next request may be taken up after ``result``: its request is done (committed, answered, refused
     with a reason), not waiting for the customer (a yes, a missing value, staff) and not dropped or handed off."""
     waiting = result.pending or result.queued or result.error or result.outcome in (
-        PENDING_OUTCOME, "refused_missing_args")
+        PENDING_OUTCOME, UNSURE_OUTCOME, "refused_missing_args")
     return not waiting and result.route not in ("handoff", "cancel", "not_in_system", None)
 
 

@@ -28,6 +28,7 @@ from chops.pipeline.prompting import messages
 from chops.pipeline.replies import change_lines, confirm_reply, operation_reply, pending_reply
 
 PENDING_OUTCOME = "pending_confirmation"  # the turn outcome of a change described and waiting for the yes
+UNSURE_OUTCOME = "unsure"  # a change that waits for a yes, not verified: the user is asked to say it again
 
 
 class ConfirmationAnswer(BaseModel):

@@ -9,6 +9,9 @@
   approval policy: the doable part goes to the staff queue as ONE approval.
 * Verified, and a write waits for the user's yes (``chops.pipeline.confirm``): the doable part is
   described and kept, not committed; with no conversation to ask in, it goes to the staff queue instead.
+* Not verified, and a write waits for the user's yes: nothing is offered or queued; the user is asked to say
+  again what they want (``UNSURE_OUTCOME``). Staff would otherwise review a change the user never saw, which the
+  verifier judged not to be what they asked for (train task 8: "only the desk lamp" queued the water bottle's).
 
 A one-step candidate gets exactly the replies and outcome a single operation always got; a turn of
 several steps gets one line per step, and the outcome ``partial`` when some were done (or queued)
@@ -23,10 +26,10 @@ from typing import Any, Protocol
 
 from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome, combined_outcome
-from chops.pipeline.confirm import PENDING_OUTCOME, Confirmation, needs_yes
+from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME, Confirmation, needs_yes
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.replies import (not_done_reply, nothing_changed_reply, operation_reply, other_person_reply,
-                                    queued_reply, read_reply)
+                                    queued_reply, read_reply, unsure_reply)
 from chops.records import PARTIAL
 
 
@@ -93,6 +96,10 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
         question, pending = confirmation.offer(ctx, _calls(doable), doable_dry(),
                                                conversation_id=conversation_id, key=key, lang=lang)
         return done([question], PENDING_OUTCOME, pending=pending)
+    if changes and not passed and wait_for_yes and confirmation is not None and conversation_id is not None \
+            and not policy:
+        trace.step("unsure", operations=names, reason=cand.reason)
+        return done([unsure_reply(lang)], UNSURE_OUTCOME)
     if changes and (not passed or wait_for_yes or policy):
         approval_id = approvals.queue_approval(
             conversation_id=conversation_id, turn_id=None, nickname=ctx.nickname, operation=doable[0].operation,

@@ -78,6 +78,12 @@ def queued_reply(steps: list[tuple[Any, dict[str, Any]]], lang: str) -> str:
                      request=_requests(steps, lang))
 
 
+def unsure_reply(lang: str) -> str:
+    """The reply when the change worked out for the user's message was not verified and would need their yes."""
+    return translate(lang, N_("I'm not sure I have understood exactly what you would like changed, so I have not "
+                              "changed anything. Could you tell me again, as exactly as you can, what you would like?"))
+
+
 def staff_decision_reply(steps: list[tuple[Any, dict[str, Any]]], status: str, result: Any | None,
                          note: str | None, lang: str) -> str:
     """The reply telling the user what staff decided on a queued write (``status`` approved, failed

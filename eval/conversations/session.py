@@ -21,8 +21,9 @@ from eval.conversations.tasks import Task
 
 FALLBACK_GREETING = "Hi! How can I help you today?"  # tau2's opening line, for a service without its own
 # Turn outcomes that are not a call reaching the system: a change described and waiting for the yes, or one
-# the customer declined or let lapse (its call is counted on the turn that commits or refuses it).
-NOT_CALLED = ("pending_confirmation", "declined", "lapsed")
+# the customer declined or let lapse (its call is counted on the turn that commits or refuses it), or one not
+# verified that the customer is asked to say again.
+NOT_CALLED = ("pending_confirmation", "declined", "lapsed", "unsure")
 OK_OUTCOMES = ("ok", "ok_noop")
 
 ServiceFactory = Callable[[Any, Any], Any]  # (engine, api) -> a ConversationService over that database

@@ -219,6 +219,20 @@ def test_without_a_conversation_to_ask_in_the_write_goes_to_staff(shop):
     assert approvals.queued[0]["operation"] == "Exchange"
 
 
+def test_a_change_to_confirm_the_verifier_rejects_is_asked_again_not_queued_or_offered(shop):
+    agent, api, llm, _, approvals = shop
+    agent.closing_question = True
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", call("GetVariants", item_id="i-blue"))
+    llm.enqueue("executor", EXCHANGE).enqueue("verifier", verdict(2))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", EXCHANGE)  # the same attempt again: its verdict is reused, and the loop stops
+    result = agent.handle("ann", "swap the lamp in #A1 for the red one", turn_key="u:1", conversation_id="u")
+    assert result.outcome == "unsure" and "tell me again" in result.reply and not result.pending
+    assert not result.queued and approvals.queued == [] and api.audit == [] and llm.pending() == {}
+    assert "anything else" not in result.reply  # a question is open
+
+
 def test_a_finished_request_asks_for_anything_else_an_open_question_does_not(shop):
     agent, api, llm, _, _ = shop
     agent.closing_question = True
