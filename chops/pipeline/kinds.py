@@ -7,10 +7,11 @@ a size change. The verifier passed each, and the scripted customer said yes to t
 
 So a swap (an operation with ``CHOICES_PAIRED`` arguments: old lines and the new items they become) is refused
 before it is described, and the attempt redone with the reason (``chops.pipeline.tiers.refused_plan``), when the
-request names the kind of another write (the first word of its name: "return", "cancel") and not the swap's own
-("exchange"), and the customer's words mention none of the features a new item has and its old line lacks. Each
-condition alone is common in a swap asked for ("swap the lamp for a brighter one, or else return it" names no
-feature of the lamp's variants; "change the boots to size 8" names no operation), so only all three refuse.
+request names the kind of another write that is no swap (the first word of its name: "return", "cancel") and not
+the swap's own ("exchange"), and the customer's words mention none of the features a new item has and its old line
+lacks, nor compare with the old line ("a larger frame", "the cheapest": ``chops.pipeline.relative``). Each condition
+alone is common in a swap asked for ("swap the lamp for a brighter one, or else return it" names no feature of the
+lamp's variants; "change the boots to size 8" names no operation), so only all three refuse.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import records
 from chops.pipeline.described import descriptions, features, mentioned_features
+from chops.pipeline.relative import comparisons, labels
 
 
 def kind(op: Operation) -> str:
@@ -44,12 +46,16 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     said = request.lower()
     if not pairs or _named(kind(op), said):
         return None
-    instead = next((k for other in operations if other.writes and (k := kind(other)) != kind(op)
-                    and _named(k, said)), None)
+    # Another kind of write, not another swap: "exchange" said of a pending order's item change asks for that swap.
+    instead = next((k for other in operations if other.writes and not other.choice_pairs()
+                    and (k := kind(other)) != kind(op) and _named(k, said)), None)
     if instead is None:
         return None
-    lines = descriptions(node for data in sources for node in records(data))
+    nodes = [node for data in sources for node in records(data)]
     texts = list(texts)
+    if comparisons(" ".join(texts), labels(v for node in nodes for v in node.values() if isinstance(v, str))):
+        return None  # "a larger frame", "the cheapest one": described relative to the old line
+    lines = descriptions(nodes)
     for old_arg, pair in pairs.items():
         olds, news = args.get(old_arg) or [], args.get(pair["partner"]) or []
         for old, new in zip(olds, news):

@@ -45,9 +45,17 @@ def test_a_swap_for_a_request_of_another_kind_naming_no_feature_is_refused(reque
     ("Return it? No: make it the steel kettle", ()),
     ("Change the kettle to another one", ()),  # no other kind named ("change" is no write's first word here)
     ("return it otherwise", ("the kettle in steel would be better",)),  # a feature said in an earlier message
+    ("A bigger kettle, or else I'll return it", ()),  # compared with the old line
+    ("Return the kettle and get me the cheapest one instead", ()),
 ])
 def test_a_swap_the_request_may_ask_for_is_left_alone(request_text, earlier):
     assert _asked(request_text, earlier=earlier) is None
+
+
+def test_the_kind_of_another_swap_asks_for_this_one():
+    # "exchange" said of a pending order's item change: the customer does not know the shop's names for swaps.
+    assert _asked("I want to exchange the kettle in my pending order", op=MODIFY) is None
+    assert _asked("I want to cancel the kettle in my pending order", op=MODIFY) == "cancel"
 
 
 def test_only_a_swap_is_checked_and_the_refusal_is_redone_as_an_invalid_choice():
