@@ -4,8 +4,8 @@
 one": a 1.5B model, shown the whole message, proposes one of the changes and the turn ends; asked "anything else?",
 the customer says no, and the rest of what they asked for is never done. So, where a domain pack asks for it
 (``DomainPack.split_requests``: a shop whose every write waits for the customer's yes), a new message that may hold
-several requests is first split by the model into self-contained requests (``Requests``), and the turn handles the
-first as if it were the message. What is left is the turn's agenda (kept in its trace): once a request is done
+several requests is first split by the model into self-contained requests (``Requests``; a split with a request
+made of other words than the message's is not taken), and the turn handles the first as if it were the message. What is left is the turn's agenda (kept in its trace): once a request is done
 (committed on the customer's yes, answered, or refused with a reason) the next is taken up in the same turn, and its
 reply follows the last one's ("Done: … Here is what I will do next: … Shall I go ahead?"). A request that waits
 for the customer (a change to confirm, a value to give) keeps the rest on the agenda until they answer; a "no", a
@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from chops.llm import LLM, LLMError
+from chops.pipeline.choices import stems
 from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
@@ -32,6 +33,7 @@ AGENDA = "agenda"  # the trace key of the requests still to do, in order
 _JOINED = re.compile(r"\b(and|also|then|plus|as well|too|second(ly)?|another)\b|[;\n]|[.!?]\s+\S|[，。；另还]",
                      re.IGNORECASE)
 MIN_WORDS = 12
+IN_MESSAGE = 0.8  # the share of a split request's words the message must hold (``_from``)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -56,7 +58,23 @@ def split(llm: LLM, text: str, trace: Trace) -> list[str]:
         return [text]
     parts = [p.strip() for p in out.requests if p.strip()][:MAX_REQUESTS]
     step["requests"] = parts
+    if len(parts) > 1 and not all(_from(part, text) for part in parts):
+        step["invented"] = True  # a request the message does not hold: the message is handled whole
+        return [text]
     return parts if len(parts) > 1 else [text]
+
+
+def _words(text: str) -> set[str]:
+    return stems(text) | set(_HAN.findall(text))
+
+
+def _from(part: str, text: str) -> bool:
+    """Whether ``part`` is made of the words of ``text`` (``IN_MESSAGE`` of its words, plural and case aside, or
+    of its Chinese characters): the 1.5B split "boots in my pending order: size 8 … PayPal for any difference" into
+    "upgrade the boots to the large ones, pay the difference with my gift card" (train task 15); rewordings of
+    the requests a message holds kept 91-100 % of their words."""
+    words = _words(part)
+    return not words or len(words & _words(text)) >= IN_MESSAGE * len(words)
 
 
 def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None) -> None:

@@ -30,7 +30,7 @@ from chops.pipeline.prompting import fragment, pack_prompts, system_part
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
-from chops.pipeline.tiers import failed_check, refused_plan, top_tier
+from chops.pipeline.tiers import failed_check, refused_before, refused_plan, top_tier
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
@@ -203,7 +203,7 @@ class Agent:
                 ctx.add_feedback(cand)
                 self._escalate(ctx, check[0])
                 continue
-            refused = refused_plan(cand) if i < rounds and not ctx.refusal_redone else None
+            refused = refused_plan(cand, ctx.history) if i < rounds and not ctx.refusal_redone else None
             if refused is not None:
                 self._redo(ctx, cand, refused)
                 continue
@@ -244,12 +244,13 @@ class Agent:
 
     def _redo(self, ctx: TurnContext, cand: Candidate, refused: Step) -> None:
         """Reject ``cand`` (``refused_plan``) without the verifier, once a turn, with the refusal as feedback. An
-        operation refused against a precondition is not offered to the retry: told that order #W… is delivered,
-        the 1.5B model proposed the same item change again. A refusal the request deserves still comes back as
+        operation refused against a precondition, or refused with the same arguments in an earlier turn
+        (``refused_before``), is not offered to the retry: told that order #W… is delivered, the 1.5B model proposed
+        the same item change again. A refusal the request deserves still comes back as
         an answer saying why, which the verifier judges as ever."""
         ctx.refusal_redone = True
         cand.reason = fragment("check_refused_plan", message=refused.result.message)
-        if refused.result.outcome == Outcome.REFUSED_PRECONDITION:
+        if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused):
             ctx.barred.add(refused.operation)
         ctx.add_feedback(cand)
         ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred))

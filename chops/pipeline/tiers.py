@@ -18,9 +18,12 @@ confirming attempt by the stronger one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from chops.domain.outcomes import Outcome
 from chops.pipeline.context import Candidate, Step
 from chops.pipeline.prompting import fragment
+from chops.records import TurnRecord
 
 # Refusals a request may well have asked for: the sender gave no value, so we ask back.
 _ASKED_FOR = {Outcome.REFUSED_MISSING_ARGS}
@@ -43,15 +46,23 @@ def failed_check(cand: Candidate) -> tuple[str, str] | None:
 _REDONE = {Outcome.REFUSED_INVALID_ARG, Outcome.REFUSED_PRECONDITION}
 
 
-def refused_plan(cand: Candidate) -> Step | None:
+def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = ()) -> Step | None:
     """The step to redo ``cand`` for, once, or None: a write planned from look-ups that the platform refused
-    as invalid or against a precondition. With the order in view the 1.5B model still proposed an item
-    change on a delivered order, or the same item twice, and the customer was told "I couldn't do that".
-    Applies at every tier (a retry, not an escalation)."""
-    if not cand.lookups:
-        return None
-    return next((s for s in cand.steps if s.writes and s.result is not None
-                 and Outcome(s.result.outcome) in _REDONE), None)
+    as invalid or against a precondition, or one refused so in an earlier turn of the ``history`` already
+    (``refused_before``). With the order in view the 1.5B model still proposed an item change on a delivered
+    order, or the same item twice, and the customer was told "I couldn't do that". Applies at every tier (a retry,
+    not an escalation)."""
+    return next((s for s in cand.steps if s.writes and s.result is not None and Outcome(s.result.outcome) in _REDONE
+                 and (cand.lookups or refused_before(history, s))), None)
+
+
+def refused_before(history: Sequence[TurnRecord], step: Step) -> bool:
+    """Whether an earlier turn ended in the platform refusing ``step``'s very call (its operation and arguments) for
+    a reason other than a missing value: the state it was refused for has not changed, so proposing it again is
+    the model's habit, not the customer's request (train task 15: a payment change the order already had, refused
+    turn after turn while the customer asked for a size change)."""
+    return any(t.operation == step.operation and t.args == step.args and t.outcome is not None
+               and t.outcome.startswith("refused") and t.outcome not in _ASKED_FOR for t in history)
 
 
 def top_tier(llm, roles: tuple[str, ...] = LOOP_ROLES) -> int:

@@ -129,3 +129,16 @@ def test_a_split_that_is_no_list_of_requests_leaves_the_message_whole(shop):
     res = agent.handle(MIA, TWO, turn_key="c:1", conversation_id="c")
     assert res.outcome == "pending_confirmation" and not res.trace.get(AGENDA)
     assert "Message: " + TWO in prompt_text(llm, "executor", -1)
+
+
+def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop):
+    agent, engine, llm = shop
+    # The second request is the model's own: nothing in the message asks for a refund to a gift card.
+    llm.enqueue("executor", {"requests": [CANCEL, "Refund the kettle to a new gift card and upgrade the chair."]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, TWO, turn_key="i:1", conversation_id="i")
+    assert res.outcome == "pending_confirmation" and not res.trace.get(AGENDA)
+    assert "Message: " + TWO in prompt_text(llm, "executor", -1)

@@ -114,3 +114,23 @@ def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_des
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the unasked exchange cost no verifier call
     assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_a_call_refused_in_an_earlier_turn_is_redone_with_its_operation_barred(shop):
+    agent, engine, llm = shop
+    same = call("modify_pending_order_payment", order_id="#T0000002", payment_method_id="gift_card_mia")
+    to_system(llm)
+    llm.enqueue("executor", same).enqueue("verifier", verdict(9))
+    first = agent.handle(MIA, "Pay #T0000002 with my gift card", turn_key="b:1", conversation_id="b")
+    assert first.outcome == "refused_invalid_arg" and "already paid with gift_card_mia" in first.reply
+    history = [first.to_record("Pay #T0000002 with my gift card")]
+    to_system(llm)
+    llm.enqueue("executor", same)  # the very call refused before, no look-up made: redone all the same
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is paid with your gift card."}]})
+    llm.enqueue("verifier", verdict(9))
+    again = agent.handle(MIA, "I said pay #T0000002 with my gift card", history=history, turn_key="b:2",
+                         conversation_id="b")
+    assert again.reply.startswith("It is paid with your gift card") and llm.pending() == {}
+    assert "modify_pending_order_payment" in _offered(llm, 1) and "modify_pending_order_payment" not in _offered(llm, 2)
+    assert "already paid with gift_card_mia" in prompt_text(llm, "executor", 2)  # told why
