@@ -87,7 +87,9 @@ def product_view(p: Row) -> Row:
     a few dozen variants, and the executor's prompt clips a long result."""
     names = {tuple(v["options"]) for v in p["variants"]}
     shared = len(names) == 1
-    out: Row = {"product_id": p["product_id"], "name": p["name"]}
+    out: Row = {"product_id": p["product_id"], "name": p["name"],
+                # Counted here: asked "how many options are available?", the 1.5B counted a list of a dozen lines wrong.
+                "available_variants": sum(1 for v in p["variants"] if v["available"]), "variants_in_all": len(p["variants"])}
     if shared:
         out["options"] = ", ".join(next(iter(names)))
     # Available variants first: if the prompt clips the result, what is lost is what cannot be ordered anyway.

@@ -76,7 +76,8 @@ def test_find_user_id_confirms_only_the_customers_own_details(api):
 
 def test_products_are_public_and_compact(api):
     data = read(api, "get_product_details", {"product_id": "p-kettle"}, user=LEO)
-    assert data == {"product_id": "p-kettle", "name": "Kettle", "options": "material, capacity", "variants": {
+    assert data == {"product_id": "p-kettle", "name": "Kettle", "available_variants": 3, "variants_in_all": 4,
+                    "options": "material, capacity", "variants": {
         "k-steel-1l": "steel, 1L; $40.00; available", "k-glass-1l": "glass, 1L; $45.50; available",
         "k-red-1l": "enamel, 1L; $38.99; available", "k-steel-2l": "steel, 2L; $60.00; NOT available"}}
     assert read(api, "get_item_details", {"item_id": "k-steel-2l"}) == {
