@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.described import descriptions, features, narrowed, not_features
+from chops.pipeline.described import closest, descriptions, features, narrowed, not_features
 from chops.pipeline.relative import compared, labels
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
@@ -173,7 +173,8 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
     """``values`` narrowed to those the customer described (``described.narrowed``; ``fields``: ``record_fields``
     of the names, ``texts``: each value's description), per name; a feature the lines they replace already have
     (the pair's lines of the same name) does not count. Then, where the customer compares with the line replaced
-    ("a bigger one"), those on that side of it (``relative.compared``)."""
+    ("a bigger one"), those on that side of it (``relative.compared``); last, where they named a feature, the ones
+    most like the line replaced (``described.closest``)."""
     named = {key: fields[key] for key in set(op.choice_names().values())}
     names = named[op.choice_names()[arg]]
     # Every name the sources give (an order's item names too): a sentence about another product is not this one's.
@@ -189,9 +190,11 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
                 compared_to.setdefault(str(names.get(line)), (line, held))
     # Compared after the named features narrowed: alternatives ranked in one place ("battery first, then USB") are
     # told from the whole list, and the comparison keeps its side of those (none on that side: all of them).
+    every = values
     values = narrowed(values, asked, names=names, described=texts, old=old,
                       excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions)
-    return compared(values, asked, names=names, described=texts, old=compared_to, known=known, mentions=mentions)
+    values = compared(values, asked, names=names, described=texts, old=compared_to, known=known, mentions=mentions)
+    return closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions, every=every)
 
 
 def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:

@@ -136,6 +136,17 @@ def by_name(values: Iterable[str], names: dict[str, Any]) -> dict[str, list[str]
     return groups
 
 
+def _scores(group: list[str], said: str, described: dict[str, str], old: set[str]) -> dict[str, int]:
+    """``{value: how many of its features ``said`` (``_words``) mentions}``, counting only features the ``old`` lines
+    lack ("Google Home instead of Apple HomeKit" names the old line's feature too) and that have no alternative
+    mentioned in the same place ("battery first, then USB": the customer is ranking them)."""
+    wanted = {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old} for v in group}
+    places: dict[int, set[str]] = {}
+    for i, f in set().union(*wanted.values()):
+        places.setdefault(i, set()).add(f)
+    return {v: sum(1 for i, _ in w if len(places[i]) == 1) for v, w in wanted.items()}
+
+
 def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
              old: dict[str, set[str]], excluded: str | None, known: set[str],
              mentions: Callable[[str, str], bool]) -> list[str]:
@@ -149,14 +160,35 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
     keep: set[str] = set()
     for name, group in by_name(values, names).items():
         usable = [v for v in group if not (excluded and excluded in described.get(v, ""))] or group
-        said = _words(about(texts, name, known, mentions))
-        # Only what the old line lacks: "Google Home instead of Apple HomeKit" names the old line's feature too.
-        wanted = {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old.get(name, set())}
-                  for v in usable}
-        places: dict[int, set[str]] = {}
-        for i, f in set().union(*wanted.values()):
-            places.setdefault(i, set()).add(f)
-        scores = {v: sum(1 for i, _ in w if len(places[i]) == 1) for v, w in wanted.items()}
+        scores = _scores(usable, _words(about(texts, name, known, mentions)), described, old.get(name, set()))
         best = max(scores.values())
         keep.update(v for v in usable if scores[v] == best)
     return [v for v in values if v in keep]
+
+
+def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
+            old: dict[str, set[str]], known: set[str], mentions: Callable[[str, str], bool],
+            every: Iterable[str] = ()) -> list[str]:
+    """``values`` kept, per name, where the customer's ``texts`` (``about`` that name) mention features some of them
+    have and the old lines (``old``) lack, one value in each place: the ones that keep the most of the old lines'
+    features in the places they did not speak of. What they asked to change changes, the rest stays: for "the same
+    keyboard but with clicky switches" the 1.5B chose the clicky one without the old one's backlight (train task 1).
+    Alternatives ranked in one place ("green, or navy if there is none") leave the choice open, as in ``narrowed``.
+    Applied last, after the comparisons ("one size smaller"), so it only chooses among what they left; the places
+    spoken of are read from ``every`` value before any narrowing (and ``values``). Order kept."""
+    texts = list(texts)
+    drop: set[str] = set()
+    listed = by_name(list(dict.fromkeys([*every, *values])), names)
+    for name, group in by_name(values, names).items():
+        said = _words(about(texts, name, known, mentions))
+        places: dict[int, set[str]] = {}
+        for v in listed[name]:
+            for i, f in _mentioned(described.get(v, ""), said):
+                if f not in old.get(name, set()):
+                    places.setdefault(i, set()).add(f)
+        if not places or any(len(fs) > 1 for fs in places.values()):
+            continue
+        kept = {v: sum(1 for i, f in enumerate(features(described.get(v, ""))) if i not in places
+                       and f in old.get(name, set())) for v in group}
+        drop |= {v for v in group if kept[v] < max(kept.values())}
+    return [v for v in values if v not in drop]

@@ -68,8 +68,9 @@ def test_descriptions_are_a_variants_line_and_an_order_lines_texts():
 def test_the_variants_the_customer_describes_are_offered():
     assert new_items("Could I get the sweater in green, size L, cotton?") == (
         "sw-green-l-cotton", "beanie-2")  # the beanie's own line is its only one: the other stays
-    # Fewer features named: every variant naming the most of them (the model picks among those).
-    assert new_items("the sweater in green please") == ("sw-green-l-wool", "sw-green-l-cotton", "beanie-2")
+    # Fewer features named: of the variants naming the most of them, those most like the line replaced (its wool
+    # yarn; its size M is not listed in green).
+    assert new_items("the sweater in green please") == ("sw-green-l-wool", "beanie-2")
     # Nothing named: every available variant (the unavailable green M is never offered while another is).
     assert new_items("I want to exchange my sweater") == (
         "sw-red-m-cotton", "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
@@ -78,7 +79,7 @@ def test_the_variants_the_customer_describes_are_offered():
 def test_what_the_customer_wants_counts_before_what_their_line_already_is():
     # They name their red M line and the green L they want: red and M are what the line is, green and L new.
     assert new_items("My sweater is the red M one, wool. I want it green, in L instead.") == (
-        "sw-green-l-wool", "sw-green-l-cotton", "beanie-2")  # wool is what the line is: both yarns stay
+        "sw-green-l-wool", "beanie-2")  # wool is what the line is: the yarn they did not ask to change stays
     # "Instead of" names the old line's feature: the red ones are not preferred for it.
     assert new_items("A navy sweater instead of my red one") == ("sw-navy-xl-v-neck", "beanie-2")
     # An earlier message counts too: the options may come before the order is found.
@@ -94,10 +95,17 @@ def test_alternatives_the_customer_ranks_count_for_none():
         "sw-red-m-cotton", "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
 
 
+def test_what_the_customer_does_not_ask_to_change_stays_as_the_line_was():
+    # Cotton asked for; the colour and size not spoken of: the cotton one in the old line's red M.
+    assert new_items("the same sweater, but in cotton") == ("sw-red-m-cotton", "beanie-2")
+    # Nothing named, or only a comparison: nothing to keep, every variant stays for the model (or the comparison).
+    assert new_items("another sweater please") == (
+        "sw-red-m-cotton", "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
+
+
 def test_a_sentence_about_another_product_does_not_describe_this_one():
     # "white" is the beanie's wish; the sweater's sentence says green.
-    assert new_items("The sweater should be green. The beanie should be white.") == (
-        "sw-green-l-wool", "sw-green-l-cotton", "beanie-2")
+    assert new_items("The sweater should be green. The beanie should be white.") == ("sw-green-l-wool", "beanie-2")
     # A sentence naming no product describes whichever the customer is talking about.
     assert new_items("I'd like to swap my sweater. Make it navy, please.") == ("sw-navy-xl-v-neck", "beanie-2")
 
