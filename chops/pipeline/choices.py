@@ -31,8 +31,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.described import closest, descriptions, features, narrowed, not_features
-from chops.pipeline.relative import compared, labels
+from chops.pipeline.described import about, closest, descriptions, features, narrowed, not_features
+from chops.pipeline.relative import compared, comparisons, labels
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
@@ -194,7 +194,11 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
     values = narrowed(values, asked, names=names, described=texts, old=old,
                       excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions)
     values = compared(values, asked, names=names, described=texts, old=compared_to, known=known, mentions=mentions)
-    return closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions, every=every)
+    spoken = {name: {list(options).index(option) for option, _ in comparisons(
+        " ".join(about(asked, name, known, mentions)), options) if option in options}
+        for name, (_, options) in compared_to.items()}
+    return closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions, every=every,
+                   spoken=spoken)
 
 
 def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:

@@ -168,14 +168,16 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
 
 def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
             old: dict[str, set[str]], known: set[str], mentions: Callable[[str, str], bool],
-            every: Iterable[str] = ()) -> list[str]:
+            every: Iterable[str] = (), spoken: dict[str, set[int]] | None = None) -> list[str]:
     """``values`` kept, per name, where the customer's ``texts`` (``about`` that name) mention features some of them
     have and the old lines (``old``) lack, one value in each place: the ones that keep the most of the old lines'
     features in the places they did not speak of. What they asked to change changes, the rest stays: for "the same
     keyboard but with clicky switches" the 1.5B chose the clicky one without the old one's backlight (train task 1).
     Alternatives ranked in one place ("green, or navy if there is none") leave the choice open, as in ``narrowed``.
     Applied last, after the comparisons ("one size smaller"), so it only chooses among what they left; the places
-    spoken of are read from ``every`` value before any narrowing (and ``values``). Order kept."""
+    spoken of are read from ``every`` value before any narrowing (and ``values``), and ``spoken`` adds, per name,
+    the places the customer compared ("a shorter one, still bamboo": the shorter ones in bamboo, as plain as the old
+    one, train task 29). Order kept."""
     texts = list(texts)
     drop: set[str] = set()
     listed = by_name(list(dict.fromkeys([*every, *values])), names)
@@ -186,9 +188,10 @@ def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], d
             for i, f in _mentioned(described.get(v, ""), said):
                 if f not in old.get(name, set()):
                     places.setdefault(i, set()).add(f)
-        if not places or any(len(fs) > 1 for fs in places.values()):
+        compared_at = (spoken or {}).get(name, set())
+        if not (places or compared_at) or any(len(fs) > 1 for fs in places.values()):
             continue
         kept = {v: sum(1 for i, f in enumerate(features(described.get(v, ""))) if i not in places
-                       and f in old.get(name, set())) for v in group}
+                       and i not in compared_at and f in old.get(name, set())) for v in group}
         drop |= {v for v in group if kept[v] < max(kept.values())}
     return [v for v in values if v not in drop]

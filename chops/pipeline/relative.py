@@ -6,7 +6,7 @@ the described narrowing (``chops.pipeline.described``) matches the values a cust
 So a word of comparison ("less", "lower", "bigger", "brighter") with the option it is about, by the option's name
 as the old line labels it ("brightness: medium", "frame size: medium"), keeps the variants whose value there is
 above or below the old line's. "Bigger", "larger" and "smaller" with no option named are about the size or the
-capacity. Values are ordered by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, high",
+capacity, "shorter" and "longer" about the length. Values are ordered by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, high",
 "S, M, L"); where the old value or a variant's has no place in an order, nothing is narrowed, nor is it where no
 variant is on the wanted side. "The same size" keeps the old line's value ("the same type as the one I got"
 compares with another line: nothing); "the cheapest", "the most expensive", "the maximum zoom" keep the least or
@@ -29,6 +29,7 @@ _UP = {"bigger", "larger", "higher", "more", "brighter", "longer", "greater", "t
 _DOWN = {"smaller", "lower", "less", "fewer", "dimmer", "shorter", "narrower", "lighter", "quieter", "weaker",
          "slower"}
 _SIZED = {"bigger", "larger", "smaller", "biggest", "largest", "smallest"}  # no option named: size or capacity
+_LENGTHED = {"shorter", "longer", "shortest", "longest"}  # no option named: the length
 _MOST = {"most", "maximum", "max", "highest", "largest", "biggest", "greatest", "longest"}
 _LEAST = {"least", "minimum", "min", "lowest", "smallest", "shortest"}
 # How each word compares: +1 above the old line, -1 below, 0 the same, +2 the most, -2 the least.
@@ -80,8 +81,9 @@ def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
             option = next((o for o in options for w in about_words
                            if any(part.startswith(w) or w.startswith(part) for part in o.split() if len(part) >= 4)),
                           None)
-            if option is None and word in _SIZED:
-                option = next((o for o in options if any(s in o.split() for s in _SIZES)), None)
+            implied = _SIZES if word in _SIZED else ("length",) if word in _LENGTHED else ()
+            if option is None and implied:
+                option = next((o for o in options if any(s in o.split() for s in implied)), None)
             if option is not None:
                 found = (option, how)
         if found is not None and found not in out:
