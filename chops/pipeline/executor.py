@@ -36,7 +36,7 @@ from chops.pipeline.choices import arg_options, typed_ids
 from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.kinds import unasked_refusal, unasked_swap
+from chops.pipeline.kinds import another_kind, unasked_refusal, unasked_swap
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
@@ -189,7 +189,9 @@ class Executor:
             result = self.api.call(name, ctx.nickname, args)
             fresh.append(Step(operation=name, proposed_args=proposed, args=args, dropped=dropped,
                               description=op.description, result=result))
-            if result.outcome.succeeded:
+            # Not for a request of another kind than a swap: shown a product's variants, the 1.5B model asked to
+            # return an air purifier proposed its exchange (train tasks 46, 48).
+            if result.outcome.succeeded and another_kind(ctx.text, self.choices) is None:
                 queue += [(n, a, True) for n, a in follow_ups(op, result.data, ctx.text)]
         lookups.extend(fresh)
         # The result's data is kept with the turn: a later turn of the conversation may take ids from it.

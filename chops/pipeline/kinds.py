@@ -7,11 +7,14 @@ a size change. The verifier passed each, and the scripted customer said yes to t
 
 So a swap (an operation with ``CHOICES_PAIRED`` arguments: old lines and the new items they become) is refused
 before it is described, and the attempt redone with the reason (``chops.pipeline.tiers.refused_plan``), when the
-request names the kind of another write that is no swap (the first word of its name: "return", "cancel") and not
-the swap's own ("exchange"), and the customer's words mention none of the features a new item has and its old line
+request names the kind of a write that is no swap (the first word of its name: "return", "cancel") and no swap's
+("exchange", "modify"), and the customer's words mention none of the features a new item has and its old line
 lacks, nor compare with the old line ("a larger frame", "the cheapest": ``chops.pipeline.relative``). Each condition
 alone is common in a swap asked for ("swap the lamp for a brighter one, or else return it" names no feature of the
 lamp's variants; "change the boots to size 8" names no operation), so only all three refuse.
+
+A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
+names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
 """
 
 from __future__ import annotations
@@ -37,18 +40,23 @@ def _named(word: str, text: str) -> bool:
     return re.search(rf"\b{re.escape(word)}", text) is not None  # "cancel" in "cancelling", "returns"
 
 
+def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
+    """The kind of a write that is no swap which ``request`` names ("return", "cancel"), where it names no swap's kind
+    ("exchange", or "modify": "exchange" said of a pending order's item change asks for that swap); else None."""
+    said = request.lower()
+    writes = [op for op in operations if op.writes]
+    if any(op.choice_pairs() and _named(kind(op), said) for op in writes):
+        return None
+    return next((k for op in writes if not op.choice_pairs() and _named(k := kind(op), said)), None)
+
+
 def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                  texts: Iterable[str], sources: Iterable[Any]) -> str | None:
     """The kind the ``request`` asks for instead of the swap ``op`` with ``args``, or None (not a swap, or one the
     customer may have asked for): see the module docstring. ``texts``: the customer's messages; ``sources``: the
     profile's data and the look-ups, which describe the old lines and the new items."""
     pairs = op.choice_pairs()
-    said = request.lower()
-    if not pairs or _named(kind(op), said):
-        return None
-    # Another kind of write, not another swap: "exchange" said of a pending order's item change asks for that swap.
-    instead = next((k for other in operations if other.writes and not other.choice_pairs()
-                    and (k := kind(other)) != kind(op) and _named(k, said)), None)
+    instead = another_kind(request, operations) if pairs else None
     if instead is None:
         return None
     nodes = [node for data in sources for node in records(data)]

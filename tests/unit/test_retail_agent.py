@@ -134,3 +134,19 @@ def test_a_call_refused_in_an_earlier_turn_is_redone_with_its_operation_barred(s
     assert again.reply.startswith("It is paid with your gift card") and llm.pending() == {}
     assert "modify_pending_order_payment" in _offered(llm, 1) and "modify_pending_order_payment" not in _offered(llm, 2)
     assert "already paid with gift_card_mia" in prompt_text(llm, "executor", 2)  # told why
+
+
+@pytest.mark.parametrize("message, products_read", [
+    ("I want to swap the kettle from #T0000003 for the steel one", True),
+    ("Please change the kettle in #T0000003 to a steel one", True),
+    ("I want to return the kettle from #T0000003", False),  # a return: its variants would only invite a swap
+])
+def test_the_products_of_the_items_named_are_read_with_the_order_for_a_swap_only(shop, message, products_read):
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #T0000003 is delivered."}]})
+    llm.enqueue("verifier", verdict(9))
+    agent.handle(MIA, message, turn_key="f:1", conversation_id="f")
+    assert "get_order_details(order_id='#T0000003')" in prompt_text(llm, "executor", 1)
+    assert ("get_product_details(product_id='p-kettle')" in prompt_text(llm, "executor", 1)) is products_read
