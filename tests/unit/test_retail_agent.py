@@ -74,6 +74,15 @@ def test_another_customers_order_is_not_found_and_nothing_changes(shop):
     assert not result.committed and loader.export(engine) == before
 
 
+def look_up_and_answer(agent: Agent, llm: ScriptedLLM, message: str, order_id: str) -> None:
+    """``message`` handled with a scripted model that reads ``order_id`` and then answers (no write)."""
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id=order_id))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": f"Order {order_id} is here."}]})
+    llm.enqueue("verifier", verdict(9))
+    agent.handle(MIA, message, turn_key="l:1", conversation_id="l")
+
+
 def _offered(llm: ScriptedLLM, index: int) -> str:
     """The JSON schema of the ``index``-th executor call: the operations its plan may name."""
     return json.dumps([c for c in llm.calls if c[0] == "executor"][index][2].model_json_schema())
@@ -88,11 +97,7 @@ def _offered(llm: ScriptedLLM, index: int) -> str:
 ])
 def test_a_payment_change_is_offered_only_where_the_customer_speaks_of_paying(shop, message, offered):
     agent, _, llm = shop
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #T0000001 is pending."}]})
-    llm.enqueue("verifier", verdict(9))
-    agent.handle(MIA, message, turn_key="g:1", conversation_id="g")
+    look_up_and_answer(agent, llm, message, "#T0000001")
     assert ("modify_pending_order_payment" in _offered(llm, 0)) is offered
     assert "cancel_pending_order" in _offered(llm, 0)  # the other writes stay offered
 
@@ -143,10 +148,6 @@ def test_a_call_refused_in_an_earlier_turn_is_redone_with_its_operation_barred(s
 ])
 def test_the_products_of_the_items_named_are_read_with_the_order_for_a_swap_only(shop, message, products_read):
     agent, _, llm = shop
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #T0000003 is delivered."}]})
-    llm.enqueue("verifier", verdict(9))
-    agent.handle(MIA, message, turn_key="f:1", conversation_id="f")
+    look_up_and_answer(agent, llm, message, "#T0000003")
     assert "get_order_details(order_id='#T0000003')" in prompt_text(llm, "executor", 1)
     assert ("get_product_details(product_id='p-kettle')" in prompt_text(llm, "executor", 1)) is products_read
