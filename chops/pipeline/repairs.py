@@ -1,6 +1,7 @@
 """A proposed call as the platform is asked to run it: the executor's repairs of what a small model proposes.
 
-Each repair mends one mistake the 1.5B model was seen to make, in this order: items exchanged for themselves are
+Each repair mends one mistake the 1.5B model was seen to make, in this order: the call the last turn asked the
+customer to complete keeps the values it had (``_kept``); items exchanged for themselves are
 their return (``choices.for_themselves``); a change proposed for a record in a state the operation does not take
 is that state's counterpart (``choices.counterpart``); a swap's old lines are the lines of its new items' products
 (``choices.paired``); values the customer did not write and no look-up returned are dropped (``grounding``); an
@@ -17,7 +18,7 @@ from typing import Any
 from chops.domain.operations import Operation
 from chops.pipeline.choices import counterpart, for_themselves, paired
 from chops.pipeline.completion import completed, unnamed
-from chops.pipeline.context import Step, TurnContext
+from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 
 
@@ -25,6 +26,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
              known: Any, seen: list[Any], step: dict[str, Any]) -> Step:
     """The step to run for the proposed call ``name(proposed)``; ``known``: the look-ups' values grounding accepts,
     ``seen``: the profile's data and the look-ups' results; ``step``: the trace record the repairs are noted in."""
+    kept = _kept(ctx, name, proposed)
+    if kept is not None:  # the plan the customer was asked about, completed with their answer
+        step.setdefault("kept", []).append({"operation": name, "proposed": proposed, "args": kept})
+        proposed = kept
     meant = operations[name].unchanged
     if meant in operations and for_themselves(operations[name], proposed):
         # Items exchanged for themselves: their return (the arguments the return takes, as proposed).
@@ -52,3 +57,18 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     op = operations[name]
     return Step(operation=name, proposed_args=proposed, args=args, dropped=dropped, writes=bool(op.writes),
                 description=op.description)
+
+
+def _kept(ctx: TurnContext, name: str, proposed: dict[str, Any]) -> dict[str, Any] | None:
+    """``proposed`` with the values of the call the last turn asked the customer to complete, where this is that call
+    (its operation) and the value is not one the customer typed in this message; None when nothing changes. Told the
+    payment method it had asked for, the 1.5B planned the exchange afresh and chose other items (train task 0, while
+    swaps asked for it)."""
+    last = ctx.history[-1] if ctx.history else None
+    if last is None or not asked_for_value(last) or last.operation != name or not last.args:
+        return None
+    def typed(value: Any) -> bool:
+        return isinstance(value, str) and bool(token_spans(value, ctx.text, ignore_case=True))
+    out = {k: v if last.args.get(k) is None or typed(v) else last.args[k] for k, v in proposed.items()}
+    return out if out != proposed else None
+

@@ -151,3 +151,20 @@ def test_the_products_of_the_items_named_are_read_with_the_order_for_a_swap_only
     look_up_and_answer(agent, llm, message, "#T0000003")
     assert "get_order_details(order_id='#T0000003')" in prompt_text(llm, "executor", 1)
     assert ("get_product_details(product_id='p-kettle')" in prompt_text(llm, "executor", 1)) is products_read
+
+
+def test_the_answer_to_a_question_completes_the_call_asked_about(shop):
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason=None))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, "Cancel my order #T0000002", turn_key="q:1", conversation_id="q")
+    assert asked.outcome == "refused_missing_args"
+    to_system(llm)
+    # Planned afresh, the model names another order; the customer only gave the reason.
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000001", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    done = agent.handle(MIA, "ordered by mistake", history=[asked.to_record("Cancel my order #T0000002")],
+                        turn_key="q:2", conversation_id="q")
+    assert done.outcome == "pending_confirmation"
+    assert done.args == {"order_id": "#T0000002", "reason": "ordered by mistake"}
