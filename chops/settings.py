@@ -160,7 +160,7 @@ class Settings(BaseSettings):
     # --- models --------------------------------------------------------------------
     local_model_path: Path | None = Field(default=None, description="a GGUF file; default: the installed model")
     local_threads: int = Field(default=2, ge=1, description="CPU threads of the embedded engine")
-    local_context: int = Field(default=4096, ge=512, description="tokens of context per engine slot")
+    local_context: int = Field(default=6144, ge=512, description="tokens of context per engine slot")
     local_slots: int = Field(default=10, ge=1, description="engine slots: cached prompts and concurrent calls "
                              "(9 static prompt heads in the default architecture, plus one)")
     warm_on_start: bool = Field(default=True, description="the service loads the local model and caches every "
