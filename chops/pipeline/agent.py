@@ -4,7 +4,7 @@
 The acting user is the ``nickname`` argument (from the authenticated session), never model output.
 The only database write of a turn is the commit after a passed verification (or the approval-queue
 row); no model is called after it, so a model error (``LLMError``, raised to the caller) can never
-leave a half-finished turn. Architectures without a verifier never commit a write: it is queued.
+leave a half-finished turn. A reply invalid for its schema even when redone ends the turn with an apology instead. Architectures without a verifier never commit a write: it is queued.
 """
 
 from __future__ import annotations
@@ -190,8 +190,9 @@ class Agent:
                     ctx.invalid_redone = True
                     ctx.feedback.append(fragment("feedback_invalid", n=i))
                     trace.step("redo", reason="invalid_output", of=exc.role)
-                else:
-                    raise
+                else:  # invalid again: what was verified so far, or the honest "I couldn't find an answer"
+                    trace.step("invalid", of=exc.role)
+                    break
                 continue
             if cand.route in CONVERSATION_ROUTES:  # a fixed reply: nothing to execute or verify
                 return cand, True
@@ -223,6 +224,8 @@ class Agent:
             ctx.add_feedback(cand)  # the reason steers the next classifier and executor prompts
             if can_escalate:
                 self._escalate(ctx, "verifier")
+        if not candidates:  # every attempt invalid: no answer, nothing to run (the customer hears an apology)
+            return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system"), False
         with self.llm.at_tier(ctx.tier):
             chosen = self.chooser.choose(ctx, candidates)
         trace.info["chosen_iteration"] = chosen.iteration

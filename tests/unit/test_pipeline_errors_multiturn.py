@@ -36,13 +36,14 @@ def test_a_model_timeout_anywhere_raises_and_changes_nothing(engine, fail_role):
     assert db_snapshot(engine) == before  # nothing committed, nothing queued
 
 
-def test_invalid_model_output_twice_is_an_invalid_output_error(engine):
+def test_invalid_model_output_twice_ends_the_turn_with_an_apology(engine):
     agent, llm = make_agent(engine)
-    for _ in range(2):  # the turn is redone once, told why; invalid again, it is the error
+    before = db_snapshot(engine)
+    for _ in range(2):  # the turn is redone once, told why; invalid again, the customer hears an apology
         llm.enqueue("classifier", "no json here").enqueue("classifier", {"route": "maybe"})
-    with pytest.raises(LLMError) as err:
-        agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
-    assert err.value.code == "invalid_output" and llm.pending() == {}
+    result = agent.handle("demo_leader", "Set my upload limit to 40", turn_key="c:1")
+    assert "couldn't find an answer" in result.reply and result.operation is None and llm.pending() == {}
+    assert any(s.get("role") == "invalid" for s in result.trace["steps"]) and db_snapshot(engine) == before
 
 
 def test_an_operation_name_outside_the_registry_is_rejected_by_the_schema(engine):
@@ -53,9 +54,9 @@ def test_an_operation_name_outside_the_registry_is_rejected_by_the_schema(engine
     to_system(llm, fresh=False)  # redone once, told why, and refused by the schema again
     llm.enqueue("executor", call("DropAllTables")).enqueue("executor", call("DropAllTables"))
     before = db_snapshot(engine)
-    with pytest.raises(LLMError) as err:
-        agent.handle("demo_leader", "Delete everything", turn_key="c:1")
-    assert err.value.code == "invalid_output" and db_snapshot(engine) == before and llm.pending() == {}
+    result = agent.handle("demo_leader", "Delete everything", turn_key="c:1")
+    assert result.operation is None and "couldn't find an answer" in result.reply
+    assert db_snapshot(engine) == before and llm.pending() == {}
 
 
 def test_a_nickname_argument_cannot_be_smuggled_into_an_operation(engine):
