@@ -22,10 +22,14 @@ def _write(name: str, description: str, args: type, run, needs: tuple[str, ...],
                      counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by)
 
 
-# A payment change is offered only where the customer speaks of paying: the 1.5B proposed it for "change my pending
-# t-shirt to purple" and for returns, asked the customer which card, and was refused ("already paid with it") turn
-# after turn (train tasks 3, 34, 103).
+# A payment change is offered only where the customer speaks of paying (``Operation.asked_by``): the 1.5B proposed it
+# for "change my pending t-shirt to purple" and for returns, asked the customer which card, and was refused ("already
+# paid with it") turn after turn (train tasks 3, 34, 103).
 PAYING = ("pay", "card", "gift", "paypal", "charg", "付", "卡")
+# So is an address change where the customer speaks of an address: with the payment change withheld, the 1.5B proposed
+# the order's own address for "change the boots in my pending order to size 8" (train task 15; 11, 19).
+ADDRESSING = ("address", "ship", "send", "sent", "street", "avenue", "road", "move", "moving", "live", "house",
+              "home", "地址", "寄", "送", "搬")
 
 
 # The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them
@@ -58,7 +62,7 @@ _OPS = [
     _write("cancel_pending_order", "Cancel a pending order, reason 'no longer needed' or 'ordered by mistake'; its "
            "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER),
     _write("modify_pending_order_address", "Change the shipping address of a pending order (not the customer's "
-           "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER),
+           "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER, asked_by=ADDRESSING),
     _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
            "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER, asked_by=PAYING),
     _write("modify_pending_order_items", "Change items of a pending order to other options of the same products; "
@@ -71,7 +75,7 @@ _OPS = [
     _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
            "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER),
     _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",
-           a.AddressArgs, w.modify_user_address, ("get_user_details",)),
+           a.AddressArgs, w.modify_user_address, ("get_user_details",), asked_by=ADDRESSING),
 ]
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in _OPS}

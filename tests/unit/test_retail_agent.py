@@ -88,17 +88,23 @@ def _offered(llm: ScriptedLLM, index: int) -> str:
     return json.dumps([c for c in llm.calls if c[0] == "executor"][index][2].model_json_schema())
 
 
-@pytest.mark.parametrize("message, offered", [
-    ("Change the kettle in my pending order #T0000001 to the glass one", False),
-    ("Please cancel order #T0000002, I ordered it by mistake", False),
-    ("Can I pay order #T0000001 with my gift card instead?", True),
-    ("Paying #T0000001 by PayPal would suit me better", True),
-    ("订单 #T0000001 我想用礼品卡付款", True),
+@pytest.mark.parametrize("message, paying, addressing", [
+    ("Change the kettle in my pending order #T0000001 to the glass one", False, False),
+    ("Please cancel order #T0000002, I ordered it by mistake", False, False),
+    ("Can I pay order #T0000001 with my gift card instead?", True, False),
+    ("Paying #T0000001 by PayPal would suit me better", True, False),
+    ("订单 #T0000001 我想用礼品卡付款", True, False),
+    ("Ship my pending order #T0000001 to 5 Oak Road, Testville", False, True),
+    ("I moved house: my new address is 5 Oak Road", False, True),
+    ("请把订单 #T0000001 寄到我的新地址", False, True),
 ])
-def test_a_payment_change_is_offered_only_where_the_customer_speaks_of_paying(shop, message, offered):
+def test_a_payment_or_address_change_is_offered_only_where_the_customer_speaks_of_it(shop, message, paying,
+                                                                                     addressing):
     agent, _, llm = shop
     look_up_and_answer(agent, llm, message, "#T0000001")
-    assert ("modify_pending_order_payment" in _offered(llm, 0)) is offered
+    assert ("modify_pending_order_payment" in _offered(llm, 0)) is paying
+    assert ("modify_pending_order_address" in _offered(llm, 0)) is addressing
+    assert ("modify_user_address" in _offered(llm, 0)) is addressing
     assert "cancel_pending_order" in _offered(llm, 0)  # the other writes stay offered
 
 
