@@ -88,8 +88,9 @@ def product_view(p: Row) -> Row:
     names = {tuple(v["options"]) for v in p["variants"]}
     shared = len(names) == 1
     out: Row = {"product_id": p["product_id"], "name": p["name"],
-                # Counted here: asked "how many options are available?", the 1.5B counted a list of a dozen lines wrong.
-                "available_variants": sum(1 for v in p["variants"] if v["available"]), "variants_in_all": len(p["variants"])}
+                # Counted here: asked "how many options are available?", the 1.5B got a dozen lines' count wrong.
+                "available_variants": sum(1 for v in p["variants"] if v["available"]),
+                "variants_in_all": len(p["variants"])}
     if shared:
         out["options"] = ", ".join(next(iter(names)))
     # Available variants first: if the prompt clips the result, what is lost is what cannot be ordered anyway.

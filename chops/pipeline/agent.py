@@ -4,7 +4,8 @@
 The acting user is the ``nickname`` argument (from the authenticated session), never model output.
 The only database write of a turn is the commit after a passed verification (or the approval-queue
 row); no model is called after it, so a model error (``LLMError``, raised to the caller) can never
-leave a half-finished turn. A reply invalid for its schema even when redone ends the turn with an apology instead. Architectures without a verifier never commit a write: it is queued.
+leave a half-finished turn. A reply invalid for its schema even when redone ends the turn with an apology
+instead. Architectures without a verifier never commit a write: it is queued.
 """
 
 from __future__ import annotations

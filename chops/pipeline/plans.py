@@ -91,13 +91,12 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
     def doable_dry() -> Any:  # the doable part's own dry run: the candidate's plan unless some steps were refused
         return cand.plan if not undone else api.call_plan(ctx.nickname, _calls(doable), dry_run=True)
 
-    if changes and passed and wait_for_yes and confirmation is not None and conversation_id is not None \
-            and not policy:
+    asking = changes and wait_for_yes and confirmation is not None and conversation_id is not None and not policy
+    if asking and passed:
         question, pending = confirmation.offer(ctx, _calls(doable), doable_dry(),
                                                conversation_id=conversation_id, key=key, lang=lang)
         return done([question], PENDING_OUTCOME, pending=pending)
-    if changes and not passed and wait_for_yes and confirmation is not None and conversation_id is not None \
-            and not policy:
+    if asking:  # not verified: the user is asked again, and no one is shown the change
         trace.step("unsure", operations=names, reason=cand.reason)
         return done([unsure_reply(lang)], UNSURE_OUTCOME)
     if changes and (not passed or wait_for_yes or policy):
