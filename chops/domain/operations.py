@@ -47,6 +47,13 @@ CHOICES_RECORD = "choices_record"
 CHOICES_SAID = "choices_said"
 
 
+def named(word: str, text: str) -> bool:
+    """Whether ``word`` starts a word of ``text``, case-blind ("pay" in "Paying", "cancel" in "cancelling"); a word in
+    a script without spaces (Chinese) anywhere in it."""
+    text = text.lower()
+    return re.search(rf"\b{re.escape(word)}", text) is not None if word.isascii() else word in text
+
+
 @dataclass(frozen=True)
 class Operation:
     """One callable operation of a domain pack: its name, a one-line description for the models, typed
@@ -87,10 +94,8 @@ class Operation:
     def asked_in(self, texts: Iterable[str]) -> bool:
         """Whether ``texts`` ask for this operation: ``asked_by`` is empty, or one of its words starts a word of
         theirs, case-blind ("pay" in "Paying"); a word in a script without spaces (Chinese) anywhere in them."""
-        if not self.asked_by:
-            return True
-        text = " ".join(texts).lower()
-        return any(re.search(rf"\b{re.escape(w)}", text) if w.isascii() else w in text for w in self.asked_by)
+        text = " ".join(texts)
+        return not self.asked_by or any(named(w, text) for w in self.asked_by)
 
     def arg_names(self) -> tuple[str, ...]:
         """The argument names (the alias where a pack gives one, else the field's name)."""

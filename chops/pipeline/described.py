@@ -136,14 +136,26 @@ def by_name(values: Iterable[str], names: dict[str, Any]) -> dict[str, list[str]
     return groups
 
 
-def _scores(group: list[str], said: str, described: dict[str, str], old: set[str]) -> dict[str, int]:
-    """``{value: how many of its features ``said`` (``_words``) mentions}``, counting only features the ``old`` lines
-    lack ("Google Home instead of Apple HomeKit" names the old line's feature too) and that have no alternative
-    mentioned in the same place ("battery first, then USB": the customer is ranking them)."""
-    wanted = {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old} for v in group}
+def _asked_for(group: list[str], said: str, described: dict[str, str],
+               old: set[str]) -> dict[str, set[tuple[int, str]]]:
+    """``{value: (place, feature) of each of its features ``said`` (``_words``) mentions}``, counting only features the
+    ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too)."""
+    return {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old} for v in group}
+
+
+def _places(wanted: dict[str, set[tuple[int, str]]]) -> dict[int, set[str]]:
+    """``{place: the features mentioned there}`` of ``_asked_for``: two or more in one place are alternatives."""
     places: dict[int, set[str]] = {}
     for i, f in set().union(*wanted.values()):
         places.setdefault(i, set()).add(f)
+    return places
+
+
+def _scores(group: list[str], said: str, described: dict[str, str], old: set[str]) -> dict[str, int]:
+    """``{value: how many of the features asked for (``_asked_for``) it has}``, counting only those that have no
+    alternative mentioned in the same place ("battery first, then USB": the customer is ranking them)."""
+    wanted = _asked_for(group, said, described, old)
+    places = _places(wanted)
     return {v: sum(1 for i, _ in w if len(places[i]) == 1) for v, w in wanted.items()}
 
 
@@ -182,12 +194,8 @@ def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], d
     drop: set[str] = set()
     listed = by_name(list(dict.fromkeys([*every, *values])), names)
     for name, group in by_name(values, names).items():
-        said = _words(about(texts, name, known, mentions))
-        places: dict[int, set[str]] = {}
-        for v in listed[name]:
-            for i, f in _mentioned(described.get(v, ""), said):
-                if f not in old.get(name, set()):
-                    places.setdefault(i, set()).add(f)
+        places = _places(_asked_for(listed[name], _words(about(texts, name, known, mentions)), described,
+                                 old.get(name, set())))
         compared_at = (spoken or {}).get(name, set())
         if not (places or compared_at) or any(len(fs) > 1 for fs in places.values()):
             continue

@@ -177,6 +177,9 @@ class Executor:
                  step: dict[str, Any]) -> bool:
         """Run the new look-ups of ``calls`` as the sender (grounded like any call); False when none was new."""
         known = looked_up(ctx, lookups)
+        # Not for a request of another kind than a swap: shown a product's variants, the 1.5B model asked to return an
+        # air purifier proposed its exchange (train tasks 46, 48).
+        following = another_kind(ctx.text, self.choices) is None
         fresh: list[Step] = []
         queue = [(name, proposed, False) for name, proposed in calls]
         while queue:
@@ -189,9 +192,7 @@ class Executor:
             result = self.api.call(name, ctx.nickname, args)
             fresh.append(Step(operation=name, proposed_args=proposed, args=args, dropped=dropped,
                               description=op.description, result=result))
-            # Not for a request of another kind than a swap: shown a product's variants, the 1.5B model asked to
-            # return an air purifier proposed its exchange (train tasks 46, 48).
-            if result.outcome.succeeded and another_kind(ctx.text, self.choices) is None:
+            if result.outcome.succeeded and following:
                 queue += [(n, a, True) for n, a in follow_ups(op, result.data, ctx.text)]
         lookups.extend(fresh)
         # The result's data is kept with the turn: a later turn of the conversation may take ids from it.

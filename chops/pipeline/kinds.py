@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from chops.domain.operations import Operation
+from chops.domain.operations import Operation, named
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import records
 from chops.pipeline.described import descriptions, features, mentioned_features
@@ -36,18 +36,13 @@ def kind(op: Operation) -> str:
     return re.split(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])", op.name.strip("_"))[0].lower()
 
 
-def _named(word: str, text: str) -> bool:
-    return re.search(rf"\b{re.escape(word)}", text) is not None  # "cancel" in "cancelling", "returns"
-
-
 def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
     """The kind of a write that is no swap which ``request`` names ("return", "cancel"), where it names no swap's kind
     ("exchange", or "modify": "exchange" said of a pending order's item change asks for that swap); else None."""
-    said = request.lower()
     writes = [op for op in operations if op.writes]
-    if any(op.choice_pairs() and _named(kind(op), said) for op in writes):
+    if any(op.choice_pairs() and named(kind(op), request) for op in writes):
         return None
-    return next((k for op in writes if not op.choice_pairs() and _named(k := kind(op), said)), None)
+    return next((k for op in writes if not op.choice_pairs() and named(k := kind(op), request)), None)
 
 
 def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,

@@ -8,12 +8,12 @@ as the old line labels it ("brightness: medium", "frame size: medium"), keeps th
 above or below the old line's. "Bigger", "larger" and "smaller" with no option named are about the size or the
 capacity, "shorter" and "longer" about the length. Values are ordered by their number ("750ml", "20MP", "1500") or
 on a known scale ("low, medium, high", "S, M, L"); where the old value or a variant's has no place in an order,
-nothing is narrowed, nor is it where no variant is on the wanted side. "The same size" keeps the old line's value ("the same type as the one I got"
-compares with another line: nothing); "the cheapest", "the most expensive", "the maximum zoom" keep the least or
-the most of what the rest kept (a price is the variant's "$…" feature). Asked for "the cheapest desk lamp
-available", the 1.5B chose a dearer one (train task 44); for "the maximum zoom", a 5x camera where a 10x was
-listed (task 52). Whole words only, and only a word followed by (or itself naming) an option: "I'd like more
-help" compares nothing.
+nothing is narrowed, nor is it where no variant is on the wanted side. "The same size" keeps the old line's value
+("the same type as the one I got" compares with another line: nothing); "the cheapest", "the most expensive", "the
+maximum zoom" keep the least or the most of what the rest kept (a price is the variant's "$…" feature). Asked for
+"the cheapest desk lamp available", the 1.5B chose a dearer one (train task 44); for "the maximum zoom", a 5x camera
+where a 10x was listed (task 52). Whole words only, and only a word followed by (or itself naming) an option: "I'd
+like more help" compares nothing.
 """
 
 from __future__ import annotations

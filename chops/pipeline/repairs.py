@@ -71,4 +71,3 @@ def _kept(ctx: TurnContext, name: str, proposed: dict[str, Any]) -> dict[str, An
         return isinstance(value, str) and bool(token_spans(value, ctx.text, ignore_case=True))
     out = {k: v if last.args.get(k) is None or typed(v) else last.args[k] for k, v in proposed.items()}
     return out if out != proposed else None
-
