@@ -54,7 +54,8 @@ def test_wrong_order_is_refused_and_leaves_no_file(tmp_path):
 
 def test_hash_or_size_mismatch_is_refused(tmp_path):
     corrupt = list(CHUNKS)
-    corrupt[1] = b"X" + corrupt[1][1:]
+    # flip a bit rather than write a fixed byte: a random chunk may already start with it
+    corrupt[1] = bytes([corrupt[1][0] ^ 0x01]) + corrupt[1][1:]
     target = tmp_path / "models" / "m.gguf"
     with pytest.raises(InstallError, match="sha256"):
         install_model(target, parts=lambda w: make_parts(tmp_path, corrupt), size=len(WHOLE), sha256=SHA)
