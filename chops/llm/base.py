@@ -36,6 +36,9 @@ _TIER = contextvars.ContextVar("chops_llm_tier", default=0)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
+OUTPUT_KEPT = 800  # characters of an invalid reply an ``LLMError`` keeps
+
+
 class LLMError(Exception):
     """A model call failed. ``code`` is stable for callers and the API:
 
@@ -45,12 +48,16 @@ class LLMError(Exception):
     ``provider_error`` (anything else).
     """
 
-    def __init__(self, code: str, message: str, *, role: str | None = None, provider: str | None = None):
+    def __init__(self, code: str, message: str, *, role: str | None = None, provider: str | None = None,
+                 output: str | None = None):
+        """``output``: for ``invalid_output``, the end of what the model wrote (where it went wrong: a reply
+        cut off at its token limit is long), which the trace keeps."""
         super().__init__(message)
         self.code = code
         self.message = message
         self.role = role
         self.provider = provider
+        self.output = output
 
     def __str__(self) -> str:
         where = "/".join(x for x in (self.provider, self.role) if x)
@@ -182,7 +189,7 @@ class LLM:
                 self._record(rec, ledger)
                 raise LLMError("invalid_output",
                                f"reply did not match {schema.__name__} twice:\n{_compact_errors(second)}",
-                               role=role, provider=prov.name) from second
+                               role=role, provider=prov.name, output=comp.text[-OUTPUT_KEPT:]) from second
         self._record(rec, ledger)
         return result
 

@@ -190,9 +190,9 @@ class Agent:
                     # task 20) and the turn ended in an error the customer could do nothing with.
                     ctx.invalid_redone = True
                     ctx.feedback.append(fragment("feedback_invalid", n=i))
-                    trace.step("redo", reason="invalid_output", of=exc.role)
+                    trace.step("redo", reason="invalid_output", of=exc.role, output=exc.output)
                 else:  # invalid again: what was verified so far, or the honest "I couldn't find an answer"
-                    trace.step("invalid", of=exc.role)
+                    trace.step("invalid", of=exc.role, output=exc.output)
                     break
                 continue
             if cand.route in CONVERSATION_ROUTES:  # a fixed reply: nothing to execute or verify

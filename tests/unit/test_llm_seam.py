@@ -57,6 +57,7 @@ def test_invalid_output_twice_raises_llm_error_and_records_both():
         llm.structured("verifier", MSGS, Proposal, ledger=ledger)
     assert err.value.code == "invalid_output"
     assert "limit" in str(err.value)
+    assert err.value.output == '{"operation": "ModifyLimit", "limit": -1}'  # the second reply, for the trace
     assert [r.error for r in ledger.records] == ["invalid_output", "invalid_output"]
     assert ledger.totals()["errors"] == 2 and llm.ledger.totals()["calls"] == 2
 
