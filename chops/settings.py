@@ -93,7 +93,9 @@ class Roles(BaseModel):
     # ~30, an operation call ~25, a guide answer up to a few sentences.
     classifier: RoleSettings = RoleSettings(max_tokens=32)
     executor: RoleSettings = RoleSettings(max_tokens=384)
-    verifier: RoleSettings = RoleSettings(max_tokens=96)
+    # A reason clipped at 300 characters is ~75 tokens and the JSON around it ~15: at 96, a rambling reason was cut off,
+    # and the retry's verdict was "Invalid JSON: EOF while parsing", score 1, for a right return (train task 10).
+    verifier: RoleSettings = RoleSettings(max_tokens=160)
     chooser: RoleSettings = RoleSettings(max_tokens=16)
     judge: RoleSettings = RoleSettings(max_tokens=512)  # reason first: 192 tokens cut its JSON short
 

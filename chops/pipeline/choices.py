@@ -237,7 +237,8 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
     """``args`` with each paired argument (``CHOICES_PAIRED``) derived from its partner, or None when nothing
     changes or it cannot be derived. For each partner value (a new item), the first unused value (an order
     line) of the record ``args[in]`` names that shares its ``by`` (the product): a 1.5B model chose the right
-    new items but put the headphones' line beside the keyboard's variant, or one line twice."""
+    new items but put the headphones' line beside the keyboard's variant, or one line twice. A partner value
+    repeated beyond the lines of its group is dropped: the 1.5B wrote one t-shirt swap ten times over."""
     sources = list(sources)
     out = dict(args)
     for arg, pair in op.choice_pairs().items():
@@ -247,16 +248,20 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
         groups = record_fields(sources, {pair["by"]})[pair["by"]]
         lines = _lines(op, arg, within, sources)
         derived: list[str] = []
+        kept: list[Any] = []
         taken: set[int] = set()  # each line once: an item on two lines may be changed twice
         for new in partners:
             group = groups.get(str(new))
             at = next((i for i, line in enumerate(lines) if i not in taken and group is not None
                        and groups.get(line) == group), None)
+            if at is None and new in kept:
+                continue  # the same new item again with no line left for it: the model repeating itself
             if at is None:
                 return None  # a new item of a product the record does not hold: left as proposed
             taken.add(at)
             derived.append(lines[at])
-        out[arg] = derived
+            kept.append(new)
+        out[arg], out[pair["partner"]] = derived, kept
     return out if out != args else None
 
 

@@ -44,7 +44,7 @@ from chops.pipeline.lookups import (
     observations_section,
     seen_data,
 )
-from chops.pipeline.prompting import fragment, messages, section
+from chops.pipeline.prompting import fragment, messages, section, without_instructions
 from chops.pipeline.repairs import repaired
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
@@ -159,7 +159,7 @@ class Executor:
                      if c.operation != ANSWER_DIRECTLY]
             if not calls:  # an answer from the look-ups (only offered when the pack has look-ups)
                 answer = next(c.answer for c in out.calls if c.operation == ANSWER_DIRECTLY)
-                step["answer"] = answer
+                step["answer"] = answer = without_instructions(answer) if ctx.feedback else answer
                 return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=list(lookups))
             if n == self.steps or not all(self.operations[name].observe for name, _ in calls):
                 return self.run_plan(ctx, calls, step, lookups)

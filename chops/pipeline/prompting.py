@@ -7,7 +7,8 @@ comes first so llama.cpp's prefix cache is reused across calls; everything that 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
@@ -64,6 +65,24 @@ def _fragments() -> dict[str, Template]:
 def fragment(key: str, **values: object) -> str:
     """The fragment ``key`` of ``prompts/pipeline_fragments.txt`` with ``values`` filled in."""
     return _fragments()[key].substitute({k: str(v) for k, v in values.items()})
+
+
+# The fragments a retry is told why (``TurnContext.feedback``): their fixed words are instructions to the model.
+RETRY_FRAGMENTS = ("feedback", "feedback_last", "feedback_invalid", "check_grounding", "check_refusal",
+                   "check_no_source", "check_refused_plan", "check_no_proposal")
+_PLACEHOLDER = re.compile(r"\$\w+")
+
+
+def without_instructions(text: str, keys: Iterable[str] = RETRY_FRAGMENTS) -> str:
+    """``text`` without the fixed words (20 characters or more in a row) of the fragments ``keys``: told why its
+    attempt was refused, the 1.5B answered the customer with the refusal and "Read the look-ups again and choose the
+    operation and values that fit them" (train task 4)."""
+    for key in keys:
+        for part in _PLACEHOLDER.split(_fragments()[key].template):
+            part = part.strip(" .:;,\n")
+            if len(part) >= 20:
+                text = re.sub(re.escape(part) + r"[.:;,]?", "", text, flags=re.IGNORECASE)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
 def messages(name: str, *, static: dict[str, str] | None = None, **dynamic: object) -> list[Message]:

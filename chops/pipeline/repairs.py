@@ -1,9 +1,9 @@
 """A proposed call as the platform is asked to run it: the executor's repairs of what a small model proposes.
 
 Each repair mends one mistake the 1.5B model was seen to make, in this order: the call the last turn asked the
-customer to complete keeps the values it had (``_kept``); items exchanged for themselves are
-their return (``choices.for_themselves``); a change proposed for a record in a state the operation does not take
-is that state's counterpart (``choices.counterpart``); a swap's old lines are the lines of its new items' products
+customer to complete keeps the values it had (``_kept``); a change proposed for a record in a state the operation
+does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are their return
+(``choices.for_themselves``); a swap's old lines are the lines of its new items' products
 (``choices.paired``); values the customer did not write and no look-up returned are dropped (``grounding``); an
 address named from the customer's data is taken whole (``completion.completed``); a choice the customer has not
 made (a payment method) is asked for, not guessed (``completion.unnamed``). Each repair made is noted in the
@@ -30,15 +30,17 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if kept is not None:  # the plan the customer was asked about, completed with their answer
         step.setdefault("kept", []).append({"operation": name, "proposed": proposed, "args": kept})
         proposed = kept
+    instead = counterpart(operations[name], proposed, seen)
+    if instead in operations:  # the same change for the state the order is in
+        step.setdefault("switched", []).append({"from": name, "to": instead})
+        name = instead
+    # After the counterpart: a pending order's item change proposed for a delivered order, each item for itself, is
+    # the exchange first, then the return (train task 10: the verifier passed the exchange of four items for themselves).
     meant = operations[name].unchanged
     if meant in operations and for_themselves(operations[name], proposed):
         # Items exchanged for themselves: their return (the arguments the return takes, as proposed).
         step.setdefault("switched", []).append({"from": name, "to": meant})
         name, proposed = meant, {k: v for k, v in proposed.items() if k in operations[meant].arg_names()}
-    instead = counterpart(operations[name], proposed, seen)
-    if instead in operations:  # the same change for the state the order is in
-        step.setdefault("switched", []).append({"from": name, "to": instead})
-        name = instead
     pairs = paired(operations[name], proposed, seen)
     if pairs is not None:  # the old lines of the new items' products
         step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": pairs})

@@ -157,7 +157,10 @@ def _nullable_args_model(op: Any, allowed: dict[str, tuple[str, ...]],
             base = _one_each(allowed[key], grouped[key])
         elif key in allowed:
             choice = Literal[allowed[key]]  # type: ignore[valid-type]
-            base = list[choice] if get_origin(base) is list else choice  # type: ignore[valid-type]
+            # A list of them holds each at most about once: told to change "all my t-shirts", the 1.5B wrote one
+            # order line ten times over, and a return of three items ran past the executor's tokens, twice.
+            base = (Annotated[list[choice], Field(max_length=len(allowed[key]))]  # type: ignore[valid-type]
+                    if get_origin(base) is list else choice)
         fields[key] = (base | None, Field(..., description=info.description))
     return create_model(f"{op.name}Args", __config__=ConfigDict(extra="forbid"), **fields)
 

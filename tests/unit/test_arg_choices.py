@@ -136,6 +136,11 @@ def test_the_plan_schema_takes_only_offered_ids():
         with pytest.raises(ValidationError):
             schema.model_validate(bad)
     assert "enum" in str(schema.model_json_schema())  # the grammar the engine compiles holds the list
+    offered = len(dict(((op, arg), v) for op, arg, v, _ in arg_options(ops, [PROFILE, ORDER]))[
+        ("return_delivered_order_items", "item_ids")])
+    looped = {"calls": [{**good["calls"][0], "args": {**good["calls"][0]["args"], "item_ids": ["222"] * (offered + 1)}}]}
+    with pytest.raises(ValidationError):  # a list of them is no longer than what is offered: no endless repeat
+        schema.model_validate(looped)
     # null stays possible: a value the customer has not given is still said to be missing.
     schema.model_validate({"calls": [{**good["calls"][0], "args": {**good["calls"][0]["args"], "item_ids": None}}]})
 
@@ -419,6 +424,10 @@ def test_a_swaps_old_lines_are_the_lines_of_the_new_items_products():
     assert paired(exchange, {**swap, "item_ids": ["111"], "new_item_ids": ["333", "444"]},
                   [two_lamps, PRODUCT])["item_ids"] == ["111", "111"]
     assert paired(OPERATIONS["return_delivered_order_items"], {**swap}, sources) is None  # declares no pairs
+    # The same new item over and over (the model repeating itself): once per line of its product.
+    looped = {**swap, "item_ids": ["111"] * 10, "new_item_ids": ["333"] * 10}
+    assert paired(exchange, looped, sources) == {**swap, "item_ids": ["111"], "new_item_ids": ["333"]}
+    assert paired(exchange, looped, [two_lamps, PRODUCT])["new_item_ids"] == ["333", "333"]
 
 
 def test_the_executors_crossed_swap_runs_with_the_lines_of_its_new_items(shop):  # noqa: F811

@@ -5,10 +5,11 @@ did not name is asked for, not chosen for them."""
 
 from __future__ import annotations
 
+import pytest
+
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import for_themselves
-from chops.pipeline.choices import arg_options
+from chops.pipeline.choices import arg_options, for_themselves
 from chops.pipeline.completion import completed, named_options, unnamed
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA, order
@@ -111,13 +112,15 @@ def test_a_payment_method_the_customer_did_not_name_is_asked_for(shop):  # noqa:
     assert unnamed(PAY, {"payment_method_id": "paypal_mia"}, [MIA_METHODS, paypal, paid], said) == []
 
 
-def test_items_exchanged_for_themselves_are_their_return(shop):  # noqa: F811
+@pytest.mark.parametrize("proposed", ["exchange_delivered_order_items", "modify_pending_order_items"])
+def test_items_exchanged_for_themselves_are_their_return(shop, proposed):  # noqa: F811
     agent, engine, llm = shop
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
     # The same look-up again: the next step may only act (no product was read, so new item ids are free text).
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
-    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+    # The pending order's item change, for this delivered order, is its exchange first, and so its return.
+    llm.enqueue("executor", call(proposed, order_id="#T0000003", item_ids=["k-glass-1l"],
                                  new_item_ids=["k-glass-1l"], payment_method_id="gift_card_mia"))
     llm.enqueue("verifier", verdict(9))
     asked = agent.handle(MIA, "I want to send back everything from #T0000003, refund to my gift card",
@@ -128,7 +131,6 @@ def test_items_exchanged_for_themselves_are_their_return(shop):  # noqa: F811
     # Lines exchanged for other items stay an exchange.
     assert not for_themselves(OPERATIONS["exchange_delivered_order_items"],
                               {"item_ids": ["k-glass-1l"], "new_item_ids": ["k-red-1l"]})
-
 
 
 def test_the_grammar_offers_only_the_payment_method_the_customer_named():

@@ -338,16 +338,21 @@ def test_a_plan_the_platform_refuses_is_redone_once_told_why(shop):
     assert api.audit == []
 
 
-def test_a_refusal_the_request_deserves_comes_back_as_an_answer_and_is_verified(shop):
+@pytest.mark.parametrize("echoed", [False, True])
+def test_a_refusal_the_request_deserves_comes_back_as_an_answer_and_is_verified(shop, echoed):
     agent, api, llm, _, _ = shop
     to_system(llm)
     llm.enqueue("executor", call("GetOrder", order_id="#A2"))
     llm.enqueue("executor", call("Exchange", order_id="#A2", item_id="i-red", new_item_id="i-green"))
     to_system(llm, fresh=False)
-    llm.enqueue("executor", answer("Order #A2 is still pending, so it cannot be exchanged yet."))
+    said = "Order #A2 is still pending, so it cannot be exchanged yet."
+    # A small model may copy the instruction it was given with the refusal: the customer does not read that.
+    said += " Read the look-ups again and choose the operation and values that fit them." if echoed else ""
+    llm.enqueue("executor", answer(said))
     llm.enqueue("verifier", verdict(9))
     result = agent.handle("ann", "exchange the red lamp in #A2 for i-green", turn_key="c1:1", conversation_id="c1")
     assert result.reply.startswith("Order #A2 is still pending") and result.iterations == 2
+    assert "look-ups" not in result.reply
     assert llm.pending() == {} and api.audit == []
     # Refused against a precondition (the order's status), the operation is not offered to the retry.
     retry = [schema for role, _, schema in llm.calls if role == "executor"][-1]
