@@ -31,8 +31,9 @@ OrderId = Annotated[str, BeforeValidator(_order_id), Field(max_length=64)]
 # "The desk lamp I got" offers only the orders holding a Desk Lamp (the profile's ``statuses`` rows list each
 # order's item ``names``): the 1.5B, the overview in view, read or changed another order.
 ORDERS = {CHOICES_FROM: ["orders", "order_id"], CHOICES_MENTIONED: "names"}
-# The order state each swap takes: an item change proposed for an order in the other state runs as that
-# state's swap (``Operation.counterparts``, ``chops.pipeline.choices.counterpart``).
+# The order state each write takes: an item change proposed for an order in the other state runs as that
+# state's swap (``Operation.counterparts``, ``chops.pipeline.choices.counterpart``); "all my pending orders" is each
+# order in it (``chops.pipeline.fanout``).
 PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending"]}}
 DELIVERED = {**ORDERS, CHOICES_WHERE: {"status": ["delivered"]}}
 # The lines of a looked-up order and a looked-up product's variants (keyed by item id); the ones of the products
@@ -116,7 +117,7 @@ class CancelArgs(Args):
     """Arguments of cancel_pending_order."""
 
     order_id: OrderId = Field(description="the id of the pending order to cancel, e.g. '#W0000000'",
-                              json_schema_extra=ORDERS)
+                              json_schema_extra=PENDING)
     reason: Text = Field(description="why: exactly 'no longer needed' or 'ordered by mistake'")
 
 
@@ -142,13 +143,13 @@ class OrderAddressArgs(AddressArgs):
     """Arguments of modify_pending_order_address."""
 
     order_id: OrderId = Field(description="the id of the pending order to ship elsewhere, e.g. '#W0000000'",
-                              json_schema_extra=ORDERS)
+                              json_schema_extra=PENDING)
 
 
 class PaymentArgs(Args):
     """Arguments of modify_pending_order_payment."""
 
-    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=ORDERS)
+    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=PENDING)
     payment_method_id: Id = Field(description="which payment method pays the order instead (one of the customer's, "
                                               "e.g. 'gift_card_0000000' or 'credit_card_0000000')",
                                   json_schema_extra=CHOSEN_METHOD)
@@ -176,7 +177,8 @@ class ExchangeArgs(SwapArgs):
 class ReturnArgs(Args):
     """Arguments of return_delivered_order_items."""
 
-    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'", json_schema_extra=ORDERS)
+    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'",
+                              json_schema_extra=DELIVERED)
     item_ids: ItemIds = Field(description="the item ids of the order's lines to return; an id twice for two lines "
                                           "of the same item", json_schema_extra=ORDER_ITEMS)
     payment_method_id: Id = Field(description="which payment method receives the refund: the order's original "

@@ -265,6 +265,13 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
     return out if out != args else None
 
 
+def lines_of(op: Operation, record: Any, sources: list[Any]) -> dict[str, list[str]]:
+    """``{argument: its values in the record whose id is ``record``, once per line}``, for each argument of ``op``
+    with values there (an order's item ids for the lines of a return)."""
+    found = {arg: _lines(op, arg, record, sources) for arg in op.choice_keys()}
+    return {arg: values for arg, values in found.items() if values}
+
+
 def _lines(op: Operation, arg: str, within: Any, sources: list[Any]) -> list[str]:
     """The values of ``arg`` (an order's lines) in the record whose id is ``within``, once per line."""
     return [v for node in _holding(sources, within) for path in op.choice_keys()[arg] for v in _values(node, path)]

@@ -10,7 +10,8 @@ the record of the seen data (the profile, the look-ups) that holds every part of
 part the customer typed and with most of the parts given (case and spaces aside): its parts replace the ones given.
 Nothing changes when no part was given, when no record agrees so, or when two different records agree equally (two
 Houston addresses and only "Houston" given): the plan stays as proposed, and grounding and the platform judge it as
-ever. A part the customer typed is never replaced: a new street in the same city is a new address.
+ever. A part the customer typed is never replaced: a new street in the same city is a new address. An optional part that
+only repeats another's value, which the customer wrote once, is left empty (``repeated``).
 
 The other way round, a value the customer must choose themself (``CHOICES_SAID``: the payment method a change is
 paid or refunded with) is used only where their words name its record (``unnamed``); otherwise it is dropped, and
@@ -60,6 +61,25 @@ def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any],
         # Most of the parts given, and no other record as many: the record the model copied from.
         if best is not None and 2 * ranked[0] > len(given) and (len(ranked) == 1 or ranked[1] < ranked[0]):
             out.update((f, value) for f, value in zip(fields, best) if f not in kept and value.strip())
+    return out if out != args else None
+
+
+def repeated(op: Operation, args: dict[str, Any], texts: Iterable[str]) -> dict[str, Any] | None:
+    """``args`` with each optional part of a ``CHOICES_RECORD`` group that repeats another part's value reset to its
+    default, where the customer's ``texts`` hold that value fewer times than the parts do; None when nothing changes.
+    Given "101 Highway, New York, NY 10001", the 1.5B wrote "New York" as the address's second line and its city
+    (train task 22)."""
+    said = " ".join(" ".join(t.split()) for t in texts).casefold()
+    fields_info = {info.alias or name: info for name, info in op.args_model.model_fields.items()}
+    out = dict(args)
+    for fields in op.choice_records().values():
+        for f in fields:
+            info, value = fields_info.get(f), out.get(f)
+            if info is None or info.is_required() or _blank(value):
+                continue
+            holders = [g for g in fields if not _blank(out.get(g)) and _same(out[g], value)]
+            if len(holders) > 1 and said.count(" ".join(str(value).split()).casefold()) < len(holders):
+                out[f] = info.default
     return out if out != args else None
 
 

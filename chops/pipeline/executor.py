@@ -35,12 +35,14 @@ from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options, typed_ids
 from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
+from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, unasked_refusal, unasked_swap
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
     looked_up,
+    lookup_record,
     observations_section,
     seen_data,
 )
@@ -196,8 +198,7 @@ class Executor:
                 queue += [(n, a, True) for n, a in follow_ups(op, result.data, ctx.text)]
         lookups.extend(fresh)
         # The result's data is kept with the turn: a later turn of the conversation may take ids from it.
-        step["lookups"] = [{"operation": s.operation, "args": s.args, "ungrounded": s.dropped, "outcome": s.outcome,
-                            "data": s.result.data if s.result.outcome.succeeded else None} for s in fresh]
+        step["lookups"] = [lookup_record(s) for s in fresh]
         return bool(fresh)
 
     def executor_only(self, ctx: TurnContext) -> Candidate:
@@ -235,6 +236,7 @@ class Executor:
             s = repaired(self.operations, ctx, name, proposed, known, seen, step)
             if not any((t.operation, t.args) == (s.operation, s.args) for t in steps):  # the same call twice: one
                 steps.append(s)
+        steps = fan_out(self.api, self.operations, ctx, steps, seen, lookups, step)  # "all my pending orders"
         writes = [s for s in steps if s.writes]
         others: list[str] = []
         for s in writes:

@@ -72,6 +72,13 @@ def conversation_lookups(ctx: TurnContext) -> list[Step]:
     return ctx.lookups
 
 
+def lookup_record(step: Step) -> dict[str, Any]:
+    """What a turn's trace keeps of a look-up it made (a later turn takes ids from its data: ``earlier_lookups``)."""
+    ok = step.result is not None and step.result.outcome.succeeded
+    return {"operation": step.operation, "args": step.args, "ungrounded": step.dropped, "outcome": step.outcome,
+            "data": step.result.data if ok else None}
+
+
 def results(lookups: Iterable[Step]) -> list[Any]:
     """What the successful ones of ``lookups`` returned."""
     return [s.result.data for s in lookups if s.result is not None and s.result.outcome.succeeded]

@@ -5,7 +5,8 @@ customer to complete keeps the values it had (``_kept``); a change proposed for 
 does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are their return
 (``choices.for_themselves``); a swap's old lines are the lines of its new items' products
 (``choices.paired``); values the customer did not write and no look-up returned are dropped (``grounding``); an
-address named from the customer's data is taken whole (``completion.completed``); a choice the customer has not
+address named from the customer's data is taken whole (``completion.completed``), and a part only repeating another
+is empty (``completion.repeated``); a choice the customer has not
 made (a payment method) is asked for, not guessed (``completion.unnamed``). Each repair made is noted in the
 executor step's trace record.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.choices import counterpart, for_themselves, paired
-from chops.pipeline.completion import completed, unnamed
+from chops.pipeline.completion import completed, repeated, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 
@@ -52,6 +53,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if whole is not None:  # an address of the customer's data, taken whole
         step.setdefault("completed", []).append({"operation": name, "args": whole})
         args, dropped = whole, [d for d in dropped if whole.get(d) is None]
+    once = repeated(operations[name], args, ctx.user_texts)
+    if once is not None:  # the city written as the second line too
+        step.setdefault("repeated", []).append({"operation": name, "args": once})
+        args = once
     unsaid = unnamed(operations[name], args, seen, ctx.user_texts)
     if unsaid:  # the customer's choice they have not made: asked for, not guessed
         step.setdefault("unnamed", []).append({"operation": name, "args": unsaid})

@@ -10,7 +10,7 @@ import pytest
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options, for_themselves
-from chops.pipeline.completion import completed, named_options, unnamed
+from chops.pipeline.completion import completed, named_options, repeated, unnamed
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
@@ -62,6 +62,18 @@ def test_nothing_is_filled_unless_exactly_one_address_agrees():
     assert completed(SHIP, {"order_id": "#W1", **EMPTY}, [PROFILE, ORDER]) is None  # nothing given
     assert completed(SHIP, {"order_id": "#W1", **CABIN}, [PROFILE, ORDER]) is None  # nothing left to fill
     assert completed(SHIP, {"order_id": "#W1", **EMPTY, "city": "Bend"}, [PROFILE]) is None  # nothing agrees
+
+
+def test_an_optional_part_repeating_another_that_the_customer_wrote_once_is_left_empty():
+    said = ["Move my default address to 101 Highway, New York, NY 10001 please"]
+    new = {"address1": "101 Highway", "city": "New York", "state": "NY", "country": "USA", "zip": "10001"}
+    home = OPERATIONS["modify_user_address"]
+    assert repeated(home, {**new, "address2": "New York"}, said) == {**new, "address2": ""}
+    assert repeated(home, {**new, "address2": ""}, said) is None  # nothing repeated
+    # Written twice by the customer (a street named after the city), or a required part: kept.
+    twice = ["It's 12 Elm St, Springfield, Springfield, IL 62701"]
+    assert repeated(home, {**new, "address2": "Springfield", "city": "Springfield"}, twice) is None
+    assert repeated(home, {**new, "state": "New York"}, said) is None
 
 
 def test_operations_without_record_groups_are_left_alone():

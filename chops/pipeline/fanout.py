@@ -1,0 +1,170 @@
+"""The same change for every record a request covers: "cancel all my pending orders", "change both t-shirts I have on
+order to purple", "ship each of my open orders to the new address".
+
+Asked to change "all my pending t-shirts" (two pending orders hold one), the 1.5B changed the first order's and
+stopped; told it was done, the customer asked again and the model proposed the same order, now refused (train
+task 4; 11 and 22 alike). So where the request quantifies over the records a write's record argument takes (the
+argument whose record must be in some state, ``CHOICES_WHERE``: an order) and the plan changes only some of them,
+the same write is added for each other record in a state the operation takes that the request is about (the
+records holding what it names, else all of them), up to the plan's bound (``MAX_PLAN_STEPS``).
+
+"Quantifies over the records" is a word of "all", "every", "each" or "both" (所有, 全部, 每, 两) followed within
+a few words by the record's noun in the plural ("all my orders": the record argument's name without its "_id") or
+by a name two or more of those records hold ("both t-shirts"). "Return all the items from my last order"
+quantifies items: nothing is added; nor where the customer typed a record's id.
+
+A record's arguments are the write's own, with its lines taken anew from that record (each list argument whose
+values the first record holds): a swap's old lines from the new items' products (``choices.paired``), another
+list the lines the request names, or, where the first call took every line of its record, every line of this one.
+Where a record's lines are not known yet it is looked up first (the operation's ``needs`` that take the record
+argument). An added write whose own dry run is refused or changes nothing is left out: the plan, which the verifier
+checks and the customer confirms as one, only gains changes that can be made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from chops.domain.operations import MAX_PLAN_STEPS, Operation
+from chops.domain.system import SystemApi
+from chops.pipeline.choices import lines_of, mentioned, mentions, paired, record_fields, stems, typed_ids, values_at
+from chops.pipeline.context import Step, TurnContext
+from chops.pipeline.lookups import lookup_record
+
+_QUANTIFIER = re.compile(r"\b(?:all|every|each|both)\b|所有|全部|每|两", re.IGNORECASE)
+_NOT_QUANTIFYING = re.compile(r"\b(?:all right|that'?s all|that is all|at all|all set|after all|all good)\b",
+                              re.IGNORECASE)
+_SPAN = 6  # the words after a quantifier that it quantifies
+_NEAR = 3  # of those, the ones where the record's noun counts in the singular too ("every order", "each order's")
+_WORDS = re.compile(r"\w[\w'-]*")
+
+LookUp = Callable[[str, dict[str, Any]], Step]  # (look-up operation, args) -> the step it ran
+
+
+def quantified(text: str, noun: str, names: list[str]) -> bool:
+    """Whether a quantifier of ``text`` quantifies ``noun`` (in the plural within ``_SPAN`` words, in any form within
+    ``_NEAR``) or one of ``names`` (in the plural): "all my orders", "every order", "both t-shirts"; not "all the
+    items from my last order"."""
+    spared = [m.span() for m in _NOT_QUANTIFYING.finditer(text)]
+    for m in _QUANTIFIER.finditer(text):
+        if any(a <= m.start() < b for a, b in spared):
+            continue
+        if not m.group().isascii():  # Chinese: no plural to tell by
+            return True
+        words = [w.lower() for w in _WORDS.findall(text[m.end():])[:_SPAN]]
+        plural = [w for w in words if w.endswith("s")]
+        if any(noun in stems(w) for w in plural + words[:_NEAR]) or any(mentions(" ".join(plural), n) for n in names):
+            return True
+    return False
+
+
+def record_arg(op: Operation) -> str | None:
+    """The argument naming the record ``op`` changes (the first whose record must be in some state), or None."""
+    return next(iter(op.choice_states()), None)
+
+
+def others(op: Operation, args: dict[str, Any], sources: list[Any], text: str, typed: list[str],
+           taken: set[str]) -> list[str]:
+    """The other records the request ``text`` asks the same write for (module docstring): in a state ``op`` takes,
+    about what it names, not ``taken`` already; [] unless it quantifies over them."""
+    arg = record_arg(op)
+    if arg is None or args.get(arg) is None:
+        return []
+    paths = op.choice_keys().get(arg, ())
+    values = list(dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path)))
+    if any(v in typed for v in values):
+        return []
+    states = op.choice_states()[arg]
+    fields = record_fields(sources, {*states, *op.choice_names().values()})
+    ok = [v for v in values if all(fields[key].get(v) in allowed for key, allowed in states.items())]
+    held = fields.get(op.choice_names().get(arg, ""), {})
+    # The names two or more of them hold that the request names: "both t-shirts" quantifies the orders holding one.
+    counts = Counter(str(n) for v in ok for n in set(_listed(held.get(v))))
+    names = [n for n, c in counts.items() if c >= 2 and mentions(text, n)]
+    if not quantified(text, arg.removesuffix("_id").lower(), names):
+        return []
+    return [v for v in (mentioned(ok, held, text) or ok) if v not in taken and v != args[arg]]
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
+def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], text: str, typed: list[str],
+           taken: set[str], room: int, look_up: LookUp, dry_run: Callable[[str, dict[str, Any]], Any]) -> list[Step]:
+    """The same write as ``s`` for the other records the request covers, at most ``room``; each with its own dry run
+    (``dry_run(name, args)``) succeeded and changing something. ``look_up`` reads a record whose lines are not in
+    ``sources`` (its data is added to them)."""
+    op = operations[s.operation]
+    arg = record_arg(op)
+    first = lines_of(op, s.args[arg], sources) if arg is not None and s.args.get(arg) is not None else {}
+    needed = [k for k, v in s.args.items() if isinstance(v, list) and k in first]
+    out: list[Step] = []
+    for record in others(op, s.args, sources, text, typed, taken)[:max(room, 0)]:
+        if any(k not in lines_of(op, record, sources) for k in needed):  # its lines are not known yet
+            for need in (n for n in op.needs if n in operations and arg in operations[n].arg_names()):
+                found = look_up(need, {arg: record})
+                if found.result is not None and found.result.outcome.succeeded:
+                    sources.append(found.result.data)
+        args = _for_record(op, s.args, record, sources, text, first)
+        if args is None:
+            continue
+        result = dry_run(s.operation, args)
+        if result.outcome.succeeded and result.diff:
+            out.append(Step(operation=s.operation, proposed_args=args, args=args, writes=True,
+                            description=op.description))
+    return out
+
+
+def _for_record(op: Operation, args: dict[str, Any], record: str, sources: list[Any], text: str,
+                first: dict[str, list[str]]) -> dict[str, Any] | None:
+    """``args`` for ``record`` instead of the record they name, its lines taken anew (``first``: the lines of the
+    record they name); None when they cannot be."""
+    out = {**args, record_arg(op): record}
+    mine = lines_of(op, record, sources)
+    held = record_fields(sources, set(op.choice_names().values()))
+    for key, value in args.items():
+        if not isinstance(value, list) or key not in first:
+            continue
+        if key in op.choice_pairs():  # a swap's old lines: those of its new items' products in this record
+            out = paired(op, out, sources) or out
+        else:
+            said = mentioned(mine.get(key, []), held.get(op.choice_names().get(key, ""), {}), text)
+            every = sorted(map(str, value)) == sorted(first[key])
+            out[key] = said or (list(mine.get(key, [])) if every else [])
+        if not out[key] or not set(map(str, out[key])) <= set(mine.get(key, [])):
+            return None
+    return out
+
+
+def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContext, steps: list[Step],
+            seen: list[Any], lookups: list[Step], record: dict[str, Any]) -> list[Step]:
+    """``steps`` (a plan, repaired) with the same writes added for the other records the request covers (``fanned``),
+    the plan staying within ``MAX_PLAN_STEPS``; ``seen``: the profile's data and the look-ups' results, ``lookups``:
+    the turn's look-ups (a record read for its lines joins both); ``record``: the executor step's trace record."""
+    fresh: list[Step] = []
+
+    def look_up(name: str, args: dict[str, Any]) -> Step:
+        read = Step(operation=name, proposed_args=args, args=args, description=operations[name].description,
+                    result=api.call(name, ctx.nickname, args))
+        lookups.append(read)
+        fresh.append(read)
+        return read
+
+    def dry_run(name: str, args: dict[str, Any]) -> Any:
+        return api.call_plan(ctx.nickname, [(name, args)], dry_run=True)
+
+    typed, added = typed_ids([ctx.text]), []
+    for s in [s for s in steps if s.writes]:
+        arg = record_arg(operations[s.operation])
+        taken = {str(t.args.get(arg)) for t in steps + added if t.operation == s.operation}
+        room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)
+        added += fanned(operations, s, seen, ctx.text, typed, taken, room, look_up, dry_run)
+    if fresh:
+        record["lookups"] = [*record.get("lookups", []), *(lookup_record(s) for s in fresh)]
+    if added:
+        record["fanned"] = [{"operation": s.operation, "args": s.args} for s in added]
+    return steps + added

@@ -1,0 +1,78 @@
+"""The same change for every record a request covers (``chops.pipeline.fanout``), on the made-up shop: Mia has three
+pending orders (#T0000001 a steel kettle and two red scarves, #T0000002 a chair, #T0000006 a red kettle)."""
+
+from __future__ import annotations
+
+import pytest
+
+from chops.pipeline.fanout import quantified
+from tests.unit.pipeline_support import call, to_system, verdict
+from tests.unit.retail_support import MIA, order
+from tests.unit.test_lookup_confirm import YES
+from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
+
+
+@pytest.mark.parametrize("text, names, expected", [
+    ("Cancel all my pending orders, I don't need them", [], True),
+    ("please cancel every order that hasn't shipped", [], True),
+    ("change the address of each order I have open", [], True),
+    ("Send both of my orders to my new flat", [], True),
+    ("I want all my pending kettles in glass", ["Kettle"], True),
+    ("请取消我所有的订单", [], True),
+    ("Return all the items from my last order", [], False),  # all the items, of one order
+    ("That's all, cancel the order with the chair", [], False),
+    ("All right, change the order's address", [], False),
+    ("I want all my pending kettles in glass", [], False),  # no two orders hold a kettle: it names no records
+])
+def test_a_quantifier_quantifies_the_records_or_what_two_of_them_hold(text, names, expected):
+    assert quantified(text, "order", names) is expected
+
+
+def test_cancel_all_pending_orders_is_one_plan_of_a_cancel_each(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, "Cancel all my pending orders please, I no longer need them", turn_key="f:1",
+                         conversation_id="f")
+    assert asked.outcome == "pending_confirmation" and not asked.committed
+    assert [(s["operation"], s["args"]["order_id"]) for s in asked.steps] == [
+        ("cancel_pending_order", "#T0000002"), ("cancel_pending_order", "#T0000001"),
+        ("cancel_pending_order", "#T0000006")]  # the model's, then the others pending, in the profile's order
+    assert all(order(engine, o)["status"] == "pending" for o in ("#T0000001", "#T0000002", "#T0000006"))
+    llm.enqueue("classifier", YES)
+    done = agent.handle(MIA, "yes", turn_key="f:2", conversation_id="f")
+    assert done.committed
+    assert all(order(engine, o)["status"] == "cancelled" for o in ("#T0000001", "#T0000002", "#T0000006"))
+    assert order(engine, "#T0000007")["status"] == "pending (item modified)"  # not a state a cancel takes
+
+
+def test_a_swap_for_all_orders_holding_the_product_takes_each_orders_own_line(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", call("modify_pending_order_items", order_id="#T0000001", item_ids=["k-steel-1l"],
+                                 new_item_ids=["k-glass-1l"], payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, "Make both kettles I have on order the glass one, pay with my credit card",
+                         turn_key="s:1", conversation_id="s")
+    assert asked.outcome == "pending_confirmation"
+    assert [(s["args"]["order_id"], s["args"]["item_ids"], s["args"]["new_item_ids"]) for s in asked.steps] == [
+        ("#T0000001", ["k-steel-1l"], ["k-glass-1l"]), ("#T0000006", ["k-red-1l"], ["k-glass-1l"])]
+    # The second order's line was not known: it was looked up (and the trace keeps it, as any look-up).
+    looked = [x for s in asked.trace["steps"] for x in s.get("lookups") or []]
+    assert ("get_order_details", {"order_id": "#T0000006"}) in [(x["operation"], x["args"]) for x in looked]
+    assert [i["item_id"] for i in order(engine, "#T0000006")["items"]] == ["k-red-1l"]  # nothing before the yes
+
+
+@pytest.mark.parametrize("text", [
+    "Cancel the order with the chair, I no longer need it",  # no quantifier
+    "Cancel all of order #T0000002, I no longer need it",  # the customer typed the order
+])
+def test_a_request_about_one_record_stays_one_write(shop, text):  # noqa: F811
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, text, turn_key="o:1", conversation_id="o")
+    assert [s["args"]["order_id"] for s in asked.steps] == ["#T0000002"]
