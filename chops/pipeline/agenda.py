@@ -20,12 +20,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from chops.llm import LLM, LLMError
-from chops.pipeline.choices import stems
 from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
 from chops.pipeline.schemas import MAX_REQUESTS, Requests
 from chops.pipeline.trace import Trace
+from chops.pipeline.walk import stems
 from chops.records import TurnRecord, TurnResult
 
 AGENDA = "agenda"  # the trace key of the requests still to do, in order

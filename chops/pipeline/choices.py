@@ -7,10 +7,8 @@ names, per argument field (``CHOICES_FROM`` in ``chops.domain.operations``), the
 come from, and once the profile or a look-up has returned such values, the plan's grammar offers only
 them (an enum): the model can copy an id, it cannot invent one.
 
-A path is a key looked for at any depth, then optional sub-keys after dots: ``item_id`` (every value
-stored under that key), ``variants`` (a mapping's keys: the variants are keyed by item id),
-``payment_methods.id`` (each listed method's ``id``). A field with no value seen yet stays free text,
-grounded after the fact as ever.
+A path (``chops.pipeline.walk``) names where in the data. A field with no value seen yet stays free text, grounded
+after the fact as ever.
 
 An id the customer typed is always offered too (``typed_ids``): "cancel order #W123" names an order the
 look-ups may not hold (someone else's); the operation then refuses it. Without it, the grammar would make
@@ -27,52 +25,18 @@ switched to it, and any other is refused by the platform, which says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.described import about, closest, descriptions, features, narrowed, not_features
 from chops.pipeline.relative import compared, comparisons, labels
+from chops.pipeline.walk import every_value, holding, mentioned, mentions, record_fields, records, values_at
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
 Options = tuple[tuple[str, str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...]
 MAX_ONE_EACH = 3  # names a one-each list may combine: 7 orders of them in the grammar; more stay a plain list
-
-
-def _under(data: Any, key: str) -> Iterator[Any]:
-    """Every value stored under ``key`` in ``data``, at any depth."""
-    return (node[key] for node in records(data) if key in node)
-
-
-def _descend(node: Any, keys: list[str]) -> Iterator[Any]:
-    """``node[keys[0]][keys[1]]...``, mapped over lists on the way."""
-    if not keys:
-        yield node
-    elif isinstance(node, (list, tuple)):
-        for item in node:
-            yield from _descend(item, keys)
-    elif isinstance(node, dict) and keys[0] in node:
-        yield from _descend(node[keys[0]], keys[1:])
-
-
-def _ids(leaf: Any) -> Iterator[str]:
-    """A mapping's keys, a list's scalars, or the scalar itself, as text."""
-    if isinstance(leaf, dict):
-        yield from (str(k) for k in leaf)
-    elif isinstance(leaf, (list, tuple)):
-        yield from (str(x) for x in leaf if _scalar(x))
-    elif _scalar(leaf):
-        yield str(leaf)
-
-
-def _scalar(value: Any) -> bool:
-    return value is not None and not isinstance(value, (bool, dict, list, tuple))
-
-
-def values_at(data: Any, path: str) -> list[str]:
-    """The values ``path`` (see the module docstring) finds in ``data``, first seen first, each once."""
-    return list(dict.fromkeys(_values(data, path)))
 
 
 # An id as people type one: a run of letters, digits, '#', '_' or '-' holding a digit ("#W0001", "gift_card_7").
@@ -82,50 +46,6 @@ _TYPED_ID = re.compile(r"#?[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
 def typed_ids(texts: Iterable[str]) -> list[str]:
     """The id-like tokens (a digit in them, 3 characters or more) the customer typed, first seen first."""
     return list(dict.fromkeys(m.group() for text in texts for m in _TYPED_ID.finditer(text) if len(m.group()) >= 3))
-
-
-def record_fields(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """``{key: {value: field}}``: each record (a mapping at any depth) holding ``key`` gives its field under
-    that key (an order's status, its item names) to each of its scalar values (the order's id) and to the keys
-    of each mapping it holds (a product's name to its variants' item ids); a later
-    source's record wins, so an order looked up this turn counts over the profile's overview."""
-    found: dict[str, dict[str, Any]] = {key: {} for key in keys}
-    for data in sources:
-        for node in records(data):
-            for key, fields in found.items():
-                if node.get(key) is not None:
-                    fields.update((value, node[key]) for value in _scalars(node))
-                    # and the keys of a mapping it holds: a product's variants, keyed by item id
-                    fields.update((str(k), node[key]) for v in node.values() if isinstance(v, dict) for k in v)
-    return found
-
-
-_WORD = re.compile(r"[^\W\d_]+")
-
-
-def stems(text: str) -> set[str]:
-    """Lower-case words of 4 letters or more, a plural's final "s" cut ("boots" and "Boots" both "boot"), and
-    each hyphenated word joined ("T-Shirt": "tshirt")."""
-    words = _WORD.findall(text.lower()) + [w.replace("-", "") for w in re.findall(r"\w+(?:-\w+)+", text.lower())]
-    return {w.rstrip("s") for w in words if len(w) >= 4}
-
-
-def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[str]:
-    """The ``values`` whose record's ``names`` (a name, or a list of names) ``message`` mentions: "the desk lamp
-    I got" mentions the order holding "Desk Lamp" (``mentions``; words of 4 letters or more, so "set" or "pet"
-    in a sentence mentions nothing)."""
-    def listed(v: str) -> list[Any]:
-        found = names.get(v)
-        return found if isinstance(found, list) else [found] if found is not None else []
-    return [v for v in values if any(mentions(message, str(n)) for n in listed(v))]
-
-
-def mentions(message: str, name: str) -> bool:
-    """Whether ``message`` has the head word of ``name``, its last (``stems``: "the lamps" mentions "Desk
-    Lamp"; "smart thermostat" does not mention "Smart Watch"), or, when that is under 4 letters, another word."""
-    words = name.split()
-    said = stems(message)
-    return bool((stems(words[-1]) or stems(name)) & said) if words else False
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),
@@ -186,7 +106,7 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
         if pair["partner"] == arg:
             for line in found.get(lines_arg, ()):
                 old.setdefault(str(names.get(line)), set()).update(features(texts.get(line, "")))
-                held = labels(t for node in _holding(sources, line) for t in node.values() if isinstance(t, str))
+                held = labels(t for node in holding(sources, line) for t in node.values() if isinstance(t, str))
                 compared_to.setdefault(str(names.get(line)), (line, held))
     # Compared after the named features narrowed: alternatives ranked in one place ("battery first, then USB") are
     # told from the whole list, and the comparison keeps its side of those (none on that side: all of them).
@@ -274,13 +194,7 @@ def lines_of(op: Operation, record: Any, sources: list[Any]) -> dict[str, list[s
 
 def _lines(op: Operation, arg: str, within: Any, sources: list[Any]) -> list[str]:
     """The values of ``arg`` (an order's lines) in the record whose id is ``within``, once per line."""
-    return [v for node in _holding(sources, within) for path in op.choice_keys()[arg] for v in _values(node, path)]
-
-
-def _holding(sources: list[Any], value: Any) -> list[dict]:
-    """The records of ``sources`` with ``value`` among their scalars (an order by its id, an order's line by its
-    item id)."""
-    return [node for data in sources for node in records(data) if str(value) in _scalars(node)]
+    return [v for node in holding(sources, within) for path in op.choice_keys()[arg] for v in every_value(node, path)]
 
 
 def own_lines(op: Operation, options: dict[str, list[str]], sources: list[Any]) -> dict[str, set[str]]:
@@ -297,25 +211,3 @@ def own_lines(op: Operation, options: dict[str, list[str]], sources: list[Any]) 
         lines = _lines(op, arg, within[0], sources)
         out[pair["partner"]] = {v for v in lines if all(x == v for x in lines if groups.get(x) == groups.get(v))}
     return out
-
-
-def records(data: Any) -> Iterator[dict]:
-    """Every mapping in ``data``, at any depth (the one walk over look-up data: ids, names and descriptions)."""
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            yield node
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
-
-
-def _scalars(node: dict) -> set[str]:
-    return {str(v) for v in node.values() if _scalar(v)}
-
-
-def _values(data: Any, path: str) -> list[str]:
-    """``values_at`` without the de-duplication: an order lists an item once per line."""
-    first, *rest = path.split(".")
-    return [v for node in _under(data, first) for leaf in _descend(node, rest) for v in _ids(leaf)]

@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.choices import Options, records, stems, values_at
+from chops.pipeline.choices import Options
+from chops.pipeline.walk import records, stems, values_at
 
 
 def _blank(value: Any) -> bool:

@@ -107,7 +107,7 @@ def not_features(typed: Iterable[str], lines: Iterable[str]) -> list[str]:
 
 
 def descriptions(records: Iterable[dict]) -> dict[str, str]:
-    """``{value: its text}`` for every value the ``records`` (each mapping of the look-up data, ``choices.records``)
+    """``{value: its text}`` for every value the ``records`` (each mapping of the look-up data, ``walk.records``)
     list: a mapping's key whose entry is a text (a product's variant line, keyed by item id), and each scalar of a
     record, described by the record's texts joined (an order's line: its name and options)."""
     out: dict[str, str] = {}

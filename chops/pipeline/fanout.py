@@ -30,9 +30,10 @@ from typing import Any
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
-from chops.pipeline.choices import lines_of, mentioned, mentions, paired, record_fields, stems, typed_ids, values_at
+from chops.pipeline.choices import lines_of, paired, typed_ids
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.lookups import lookup_record
+from chops.pipeline.walk import mentioned, mentions, record_fields, stems, values_at
 
 _QUANTIFIER = re.compile(r"\b(?:all|every|each|both)\b|所有|全部|每|两", re.IGNORECASE)
 _NOT_QUANTIFYING = re.compile(r"\b(?:all right|that'?s all|that is all|at all|all set|after all|all good)\b",

@@ -25,9 +25,9 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.domain.outcomes import Outcome, OperationResult
-from chops.pipeline.choices import records
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.relative import comparisons, labels
+from chops.pipeline.walk import records
 
 
 def kind(op: Operation) -> str:

@@ -15,10 +15,10 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.domain.outcomes import OperationResult, Outcome
-from chops.pipeline.choices import mentions, records
 from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.described import descriptions
 from chops.pipeline.prompting import clip, fragment, section
+from chops.pipeline.walk import mentions, records
 
 # Characters of one look-up's result in the next prompt: an order's lines, a product's variants, and the shop's
 # whole product list (1,492 characters; at 900 "T-Shirt" was cut off and the model never saw its id).

@@ -6,11 +6,11 @@ from dataclasses import replace
 
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
-from chops.pipeline.choices import stems
 from chops.pipeline.context import Candidate, Step, TurnContext, dumps
 from chops.pipeline.lookups import observation_lines, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Score, Verdict
+from chops.pipeline.walk import stems
 from chops.settings import Settings
 
 DATA_CLIP = 600  # a read's data, as evidence: enough to see what came back

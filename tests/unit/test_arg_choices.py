@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import arg_options, counterpart, typed_ids, values_at
+from chops.pipeline.choices import arg_options, counterpart, typed_ids
+from chops.pipeline.walk import values_at
 from chops.pipeline.schemas import plan_schema
 from tests.unit.pipeline_support import call, prompt_text, to_system, verdict
 from tests.unit.retail_support import MIA
@@ -349,7 +350,7 @@ def test_the_products_of_the_named_items_are_read_in_the_orders_step(shop):  # n
 
 
 def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names():
-    from chops.pipeline.choices import mentions
+    from chops.pipeline.walk import mentions
 
     assert mentions("the smart thermostat", "Smart Thermostat") and not mentions("the smart thermostat", "Smart Watch")
     assert mentions("my t-shirt", "T-Shirt") and mentions("the luggage", "Luggage Set")

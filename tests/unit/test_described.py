@@ -5,7 +5,8 @@ while another is. Made-up products only."""
 from __future__ import annotations
 
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import arg_options, records
+from chops.pipeline.choices import arg_options
+from chops.pipeline.walk import records
 from chops.pipeline.described import descriptions, features, mentioned_features
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA

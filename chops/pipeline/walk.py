@@ -1,0 +1,121 @@
+"""Walking what look-ups return: its records (every mapping, at any depth), the values a path names, the fields of
+the records holding a value, and the words that tell whether a message mentions a name.
+
+A path is a key looked for at any depth, then optional sub-keys after dots: ``item_id`` (every value stored under
+that key), ``variants`` (a mapping's keys: the variants are keyed by item id), ``payment_methods.id`` (each listed
+method's ``id``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+
+def _under(data: Any, key: str) -> Iterator[Any]:
+    """Every value stored under ``key`` in ``data``, at any depth."""
+    return (node[key] for node in records(data) if key in node)
+
+
+def _descend(node: Any, keys: list[str]) -> Iterator[Any]:
+    """``node[keys[0]][keys[1]]...``, mapped over lists on the way."""
+    if not keys:
+        yield node
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            yield from _descend(item, keys)
+    elif isinstance(node, dict) and keys[0] in node:
+        yield from _descend(node[keys[0]], keys[1:])
+
+
+def _ids(leaf: Any) -> Iterator[str]:
+    """A mapping's keys, a list's scalars, or the scalar itself, as text."""
+    if isinstance(leaf, dict):
+        yield from (str(k) for k in leaf)
+    elif isinstance(leaf, (list, tuple)):
+        yield from (str(x) for x in leaf if _scalar(x))
+    elif _scalar(leaf):
+        yield str(leaf)
+
+
+def _scalar(value: Any) -> bool:
+    return value is not None and not isinstance(value, (bool, dict, list, tuple))
+
+
+def values_at(data: Any, path: str) -> list[str]:
+    """The values ``path`` (see the module docstring) finds in ``data``, first seen first, each once."""
+    return list(dict.fromkeys(every_value(data, path)))
+
+
+def record_fields(sources: Iterable[Any], keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``{key: {value: field}}``: each record (a mapping at any depth) holding ``key`` gives its field under
+    that key (an order's status, its item names) to each of its scalar values (the order's id) and to the keys
+    of each mapping it holds (a product's name to its variants' item ids); a later
+    source's record wins, so an order looked up this turn counts over the profile's overview."""
+    found: dict[str, dict[str, Any]] = {key: {} for key in keys}
+    for data in sources:
+        for node in records(data):
+            for key, fields in found.items():
+                if node.get(key) is not None:
+                    fields.update((value, node[key]) for value in scalars(node))
+                    # and the keys of a mapping it holds: a product's variants, keyed by item id
+                    fields.update((str(k), node[key]) for v in node.values() if isinstance(v, dict) for k in v)
+    return found
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def stems(text: str) -> set[str]:
+    """Lower-case words of 4 letters or more, a plural's final "s" cut ("boots" and "Boots" both "boot"), and
+    each hyphenated word joined ("T-Shirt": "tshirt")."""
+    words = _WORD.findall(text.lower()) + [w.replace("-", "") for w in re.findall(r"\w+(?:-\w+)+", text.lower())]
+    return {w.rstrip("s") for w in words if len(w) >= 4}
+
+
+def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[str]:
+    """The ``values`` whose record's ``names`` (a name, or a list of names) ``message`` mentions: "the desk lamp
+    I got" mentions the order holding "Desk Lamp" (``mentions``; words of 4 letters or more, so "set" or "pet"
+    in a sentence mentions nothing)."""
+    def listed(v: str) -> list[Any]:
+        found = names.get(v)
+        return found if isinstance(found, list) else [found] if found is not None else []
+    return [v for v in values if any(mentions(message, str(n)) for n in listed(v))]
+
+
+def mentions(message: str, name: str) -> bool:
+    """Whether ``message`` has the head word of ``name``, its last (``stems``: "the lamps" mentions "Desk
+    Lamp"; "smart thermostat" does not mention "Smart Watch"), or, when that is under 4 letters, another word."""
+    words = name.split()
+    said = stems(message)
+    return bool((stems(words[-1]) or stems(name)) & said) if words else False
+
+
+def records(data: Any) -> Iterator[dict]:
+    """Every mapping in ``data``, at any depth (the one walk over look-up data: ids, names and descriptions)."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+
+
+def scalars(node: dict) -> set[str]:
+    """A record's scalar values, as text."""
+    return {str(v) for v in node.values() if _scalar(v)}
+
+
+def every_value(data: Any, path: str) -> list[str]:
+    """``values_at`` without the de-duplication: an order lists an item once per line."""
+    first, *rest = path.split(".")
+    return [v for node in _under(data, first) for leaf in _descend(node, rest) for v in _ids(leaf)]
+
+
+def holding(sources: list[Any], value: Any) -> list[dict]:
+    """The records of ``sources`` with ``value`` among their scalars (an order by its id, an order's line by its
+    item id)."""
+    return [node for data in sources for node in records(data) if str(value) in scalars(node)]
