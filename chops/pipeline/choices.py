@@ -30,7 +30,7 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.described import about, closest, descriptions, features, narrowed, not_features
-from chops.pipeline.relative import compared, comparisons, labels
+from chops.pipeline.relative import PRICE, compared, comparisons, labels
 from chops.pipeline.walk import every_value, holding, mentioned, mentions, record_fields, records, values_at
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
@@ -71,6 +71,8 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
             values = list(dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path)))
             if values:
                 said[arg] = mentioned(values, fields[names[arg]], message) if arg in names else []
+                if said[arg] and arg not in op.choice_pairs():
+                    said[arg] = told_apart(said[arg], fields[names[arg]], sources, message)
                 found[arg] = said[arg] or values
         # The record a pair is in: the one offered, or the one typed among those offered ("#W… has a lamp…").
         held = {arg: [v for v in values if v in typed] or values for arg, values in found.items()}
@@ -119,6 +121,35 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
         for name, (_, options) in compared_to.items()}
     return closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions, every=every,
                    spoken=spoken)
+
+
+def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], message: str) -> list[str]:
+    """``values`` with the lines of one name (two speakers of an order) told apart by the price the ``message`` compares
+    ("the more expensive speaker", "the cheaper one"): the dearest or the cheapest of them, where each has a price and
+    the message names that thing in the singular. Asked to return "the speaker that's more expensive", the 1.5B
+    returned both (train task 35)."""
+    side = next((how for option, how in comparisons(message, ()) if option == PRICE), 0)
+    if not side:
+        return values
+    prices = record_fields(sources, {PRICE})[PRICE]
+    groups: dict[str, list[str]] = {}
+    for v in values:
+        groups.setdefault(str(names.get(v)), []).append(v)
+    out: list[str] = []
+    for name, lines in groups.items():
+        priced = [v for v in lines if isinstance(prices.get(v), (int, float))]
+        if len(lines) < 2 or len(priced) < len(lines) or _plural(message, name):
+            out += lines
+        else:
+            out.append((max if side > 0 else min)(priced, key=lambda v: prices[v]))
+    return out
+
+
+def _plural(message: str, name: str) -> bool:
+    """Whether ``message`` speaks of ``name`` (its head word) in the plural or as "both" or "all" of them."""
+    head = name.split()[-1].lower() if name.split() else ""
+    words = re.findall(r"[\w-]+", message.lower())
+    return bool(head) and (f"{head}s" in words or f"{head}es" in words or bool({"both", "all"} & set(words)))
 
 
 def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:

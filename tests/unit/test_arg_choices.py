@@ -441,3 +441,20 @@ def test_the_executors_crossed_swap_runs_with_the_lines_of_its_new_items(shop): 
     step = next(s for s in result.trace["steps"] if s.get("paired"))
     assert step["paired"][0]["proposed"]["item_ids"] == ["s-silk-red"]
     assert llm.pending() == {}
+
+
+def test_two_lines_of_one_product_are_told_apart_by_the_price_the_customer_compares():
+    speakers = {"order_id": "#W1000003", "status": "delivered", "items": [
+        {"item_id": "s1", "product_id": "p9", "name": "Bluetooth Speaker", "options": "color: red", "price": 80.5},
+        {"item_id": "s2", "product_id": "p9", "name": "Bluetooth Speaker", "options": "color: red", "price": 95.0},
+        {"item_id": "m1", "product_id": "p2", "name": "Teapot", "options": "color: white", "price": 9.5}]}
+    ret = (OPERATIONS["return_delivered_order_items"],)
+
+    def lines(message):
+        return {arg: v for _, arg, v, _ in arg_options(ret, [PROFILE, speakers], (), message)}["item_ids"]
+
+    assert lines("I'd like to send back the pricier speaker") == ("s2",)
+    assert lines("return the less expensive speaker and the teapot") == ("s1", "m1")
+    assert lines("please return the speaker") == ("s1", "s2")  # nothing tells them apart
+    assert lines("return both speakers, the dearer one is broken") == ("s1", "s2")  # both
+    assert lines("return the cheapest teapot") == ("m1",)  # one line of it: nothing to tell apart
