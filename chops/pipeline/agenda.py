@@ -57,12 +57,29 @@ def split(llm: LLM, text: str, trace: Trace) -> list[str]:
             raise
         trace.step("split", error=exc.code)
         return [text]
-    parts = [p.strip() for p in out.requests if p.strip()][:MAX_REQUESTS]
+    parts = _with_conditions([p.strip() for p in out.requests if p.strip()])[:MAX_REQUESTS]
     step["requests"] = parts
     if len(parts) > 1 and not all(_from(part, text) for part in parts):
         step["invented"] = True  # a request the message does not hold: the message is handled whole
         return [text]
     return parts if len(parts) > 1 else [text]
+
+
+# A request that only says what to do if the one before cannot be done, or how the customer would like it: no request
+# of its own ("If there's no exact one, tell me all the 13-inch options" was taken up alone: train task 35).
+_CONDITION = re.compile(r"^(?:(?:but |and |or |then )?(?:if|otherwise|unless|in case|or else|else|only if|prefer(?:ably)?"
+                        r"|i(?:'d| would)? prefer)\b|如果|否则|要是|不然)", re.IGNORECASE)
+
+
+def _with_conditions(parts: list[str]) -> list[str]:
+    """``parts`` with each one that is a condition, a fallback or a preference joined to the request before it."""
+    out: list[str] = []
+    for part in parts:
+        if out and _CONDITION.match(part):
+            out[-1] = f"{out[-1].rstrip('.')}; {part[0].lower()}{part[1:]}"
+        else:
+            out.append(part)
+    return out
 
 
 def _words(text: str) -> set[str]:

@@ -142,3 +142,22 @@ def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop):
     res = agent.handle(MIA, TWO, turn_key="i:1", conversation_id="i")
     assert res.outcome == "pending_confirmation" and not res.trace.get(AGENDA)
     assert "Message: " + TWO in prompt_text(llm, "executor", -1)
+
+
+@pytest.mark.parametrize("fallback", [
+    "If the kettle is out of stock, cancel order #T0000001 instead.",
+    "Otherwise ship order #T0000001 to my home address.",
+    "I'd prefer the glass one for order #T0000001.",
+    "如果不行，就把订单 #T0000001 寄到我家。",
+])
+def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(shop, fallback):
+    agent, _, llm = shop
+    llm.enqueue("executor", {"requests": [CANCEL, fallback]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, f"{CANCEL} {fallback}", turn_key="c:1", conversation_id="c")
+    split = next(s for s in res.trace["steps"] if s.get("split"))
+    assert len(split["requests"]) == 1 and split["requests"][0].startswith("Cancel order #T0000002, I ordered")
+    assert fallback[1:] in split["requests"][0] and not res.trace.get(AGENDA)
