@@ -42,6 +42,20 @@ _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation"
           "ask_for_person": "handoff", "unrelated_to_platform": "out_of_scope", "platform_question": None}
 
 
+# The conversational routes a request split off a message of several (``TurnContext.message``) cannot take: the split
+# leaves greetings and thanks out, and "is it still in transit?" alone, a part of a question about an order, was
+# declined as off-topic (train task 43). A hand-off or a "never mind" may still be one of the requests.
+_NOT_A_PART = ("greeting", "thanks", "out_of_scope")
+
+
+def _may_take(ctx: TurnContext, route: str) -> bool:
+    """Whether ``ctx``'s request may take ``route`` (``_NOT_A_PART``); a route it may not is noted in the trace."""
+    if ctx.message is None or route not in _NOT_A_PART:
+        return True
+    ctx.trace.step("classifier", part_of_message=True, not_taken=route)
+    return False
+
+
 class Classifier:
     """Decides the route of a request; ``levels`` is 1 (one three-way choice) or 2."""
 
@@ -57,12 +71,13 @@ class Classifier:
 
     def classify(self, ctx: TurnContext) -> str:
         """The route for ``ctx`` (see ``chops.records.Route``); records its steps in the trace."""
-        if (decision := self.route_by_embedding(ctx)) is not None:
+        if (decision := self.route_by_embedding(ctx)) is not None and _may_take(ctx, decision):
             return decision
         history = ctx.history_section(turns=1)  # the last exchange tells a follow-up apart
         feedback = ctx.feedback_section()
         # The gate belongs to the two-level design; the one-level ablations stay the paper's.
-        if self.levels == 2 and ctx.trace.iteration == 1 and (route := self.small_talk(ctx, history)) is not None:
+        if self.levels == 2 and ctx.trace.iteration == 1 and (route := self.small_talk(ctx, history)) is not None \
+                and _may_take(ctx, route):
             return route
         if self.levels == 1:
             msgs = messages("pipeline_classify_onelevel", static={"operations": self.operations_text},

@@ -12,7 +12,7 @@ from chops.pending import PendingChanges
 from chops.pipeline import Agent
 from chops.pipeline.agenda import AGENDA, may_hold_several
 from chops.settings import get_settings
-from tests.unit.pipeline_support import FakeIndex, call, prompt_text, to_system, verdict
+from tests.unit.pipeline_support import FakeIndex, call, prompt_text, small_talk, to_system, verdict
 from tests.unit.retail_support import MIA, load_shop, order
 from tests.unit.test_lookup_confirm import NO, YES, Approvals
 
@@ -161,3 +161,31 @@ def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(sh
     split = next(s for s in res.trace["steps"] if s.get("split"))
     assert len(split["requests"]) == 1 and split["requests"][0].startswith("Cancel order #T0000002, I ordered")
     assert fallback[1:] in split["requests"][0] and not res.trace.get(AGENDA)
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_request_split_off_a_message_is_never_declined_as_off_topic(shop, first):
+    agent, _, llm = shop
+    question = "Is it still in transit?"
+    llm.enqueue("executor", {"requests": [question, CANCEL] if first else [CANCEL, question]})
+    history = []
+    if not first:  # the cancel first, described; the yes takes up the question
+        to_system(llm)
+        llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+        llm.enqueue("verifier", verdict(9))
+        said = "Cancel order #T0000002 as I ordered it by mistake. And order #T0000004, is it still in transit?"
+        history = [agent.handle(MIA, said, turn_key="t:1", conversation_id="t").to_record(said)]
+        llm.enqueue("classifier", YES)
+    small_talk(llm, "unrelated_to_platform")  # alone, the question looks like it is about nothing of ours
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #T0000004 is on its way."}]})
+    llm.enqueue("verifier", verdict(9))
+    if first:
+        to_system(llm)
+        llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+        llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, "Order #T0000004, is it still in transit? And cancel order #T0000002 as I ordered it by "
+                       "mistake." if first else "yes", history=history, turn_key="t:2", conversation_id="t")
+    assert "Order #T0000004 is on its way." in res.reply and "only help with this platform" not in res.reply
+    assert llm.pending() == {}
