@@ -11,7 +11,9 @@ request names the kind of a write that is no swap (the first word of its name: "
 ("exchange", "modify"), and the customer's words mention none of the features a new item has and its old line
 lacks, nor compare with the old line ("a larger frame", "the cheapest": ``chops.pipeline.relative``). Each condition
 alone is common in a swap asked for ("swap the lamp for a brighter one, or else return it" names no feature of the
-lamp's variants; "change the boots to size 8" names no operation), so only all three refuse.
+lamp's variants; "change the boots to size 8" names no operation), so only all three refuse. So too a request that
+names no change at all (no kind of write, no word such as "change", "swap", "want", 换): asked "what's the storage of
+the tablet I ordered?", the 1.5B proposed the tablet's exchange for one with more storage (train task 43).
 
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
 names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
@@ -45,17 +47,33 @@ def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
     return next((k for op in writes if not op.choice_pairs() and named(k := kind(op), request)), None)
 
 
+ASKED = "know something"  # the kind of a request that names no change at all ("what's the tablet's storage?")
+# Words that ask for some change in any shop's English or Chinese, beside the swaps' own kinds ("exchange", "modify").
+_CHANGE_WORDS = ("chang", "swap", "switch", "replac", "upgrad", "downgrad", "instead", "换", "改")
+
+
+def _swap_word(request: str, operations: Iterable[Operation]) -> bool:
+    """Whether ``request`` names a swap's kind or a word that asks for a change (``_CHANGE_WORDS``)."""
+    words = [kind(op) for op in operations if op.writes and op.choice_pairs()] + list(_CHANGE_WORDS)
+    return any(named(w, request) for w in words)
+
+
 def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                  texts: Iterable[str], sources: Iterable[Any]) -> str | None:
     """The kind the ``request`` asks for instead of the swap ``op`` with ``args``, or None (not a swap, or one the
     customer may have asked for): see the module docstring. ``texts``: the customer's messages; ``sources``: the
     profile's data and the look-ups, which describe the old lines and the new items."""
     pairs = op.choice_pairs()
-    instead = another_kind(request, operations) if pairs else None
+    if not pairs:
+        return None
+    instead = another_kind(request, operations) or (None if _swap_word(request, operations) else ASKED)
     if instead is None:
         return None
     nodes = [node for data in sources for node in records(data)]
     texts = list(texts)
+    if any(named(str(new), text) for old_arg, pair in pairs.items() for new in args.get(pair["partner"]) or ()
+           for text in texts):
+        return None  # the new item's id typed: "the laptop to item 9844888101"
     if comparisons(" ".join(texts), labels(v for node in nodes for v in node.values() if isinstance(v, str))):
         return None  # "a larger frame", "the cheapest one": described relative to the old line
     lines = descriptions(nodes)

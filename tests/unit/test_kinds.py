@@ -47,9 +47,20 @@ def test_a_swap_for_a_request_of_another_kind_naming_no_feature_is_refused(reque
     ("return it otherwise", ("the kettle in steel would be better",)),  # a feature said in an earlier message
     ("A bigger kettle, or else I'll return it", ()),  # compared with the old line
     ("Return the kettle and get me the cheapest one instead", ()),
+    ("Return the rest; the kettle to item k-steel-1l", ()),  # the new item's id typed
 ])
 def test_a_swap_the_request_may_ask_for_is_left_alone(request_text, earlier):
     assert _asked(request_text, earlier=earlier) is None
+
+
+@pytest.mark.parametrize("request_text", [
+    "What's the storage of the kettle I ordered?",
+    "Is the kettle from #T0000003 still under warranty, and what is it made of?",
+    "我买的水壶是什么材质的？",
+])
+def test_a_swap_for_a_request_that_names_no_change_at_all_is_refused(request_text):
+    assert _asked(request_text) == "know something"
+    assert _asked(request_text.rstrip("?？") + ", or else switch it") is None  # a word asking for a change
 
 
 def test_the_kind_of_another_swap_asks_for_this_one():
