@@ -12,8 +12,9 @@ request names the kind of a write that is no swap (the first word of its name: "
 lacks, nor compare with the old line ("a larger frame", "the cheapest": ``chops.pipeline.relative``). Each condition
 alone is common in a swap asked for ("swap the lamp for a brighter one, or else return it" names no feature of the
 lamp's variants; "change the boots to size 8" names no operation), so only all three refuse. So too a request that
-names no change at all (no kind of write, no word such as "change", "swap", "want", 换): asked "what's the storage of
-the tablet I ordered?", the 1.5B proposed the tablet's exchange for one with more storage (train task 43).
+names no change at all (no kind of write, no word such as "change", "swap", "replace", 换): asked "what's the storage
+of the tablet I ordered?", the 1.5B proposed the tablet's exchange for one with more storage (train task 43). And a
+swap against the price the customer asked for ("only if they're cheaper" and a dearer one: ``against_price``).
 
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
 names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
@@ -27,9 +28,9 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.domain.outcomes import Outcome, OperationResult
-from chops.pipeline.described import descriptions, features, mentioned_features
-from chops.pipeline.relative import comparisons, labels
-from chops.pipeline.walk import records
+from chops.pipeline.described import about, descriptions, features, mentioned_features
+from chops.pipeline.relative import PRICE, comparisons, labels
+from chops.pipeline.walk import mentions, record_fields, records
 
 
 def kind(op: Operation) -> str:
@@ -86,8 +87,47 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     return instead
 
 
-def unasked_refusal(operation: str, instead: str) -> OperationResult:
-    """The result of a swap refused by ``unasked_swap``: the customer asked to ``instead``."""
-    return OperationResult(
-        operation=operation, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": instead},
-        message=f"Not run: the request asks to {instead}, and names nothing to get instead of these items")
+def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], sources: Iterable[Any]) -> str | None:
+    """"cheaper" or "more expensive" where the customer's words about a swapped line's product ask for a new item on
+    that side of the line's price ("only if they're cheaper", "a less expensive one") and the one proposed is not;
+    else None. Asked for boots "of the same size and material, but only if they're cheaper", the 1.5B chose dearer
+    boots of another material (none was cheaper), and the customer's yes committed them (train task 54)."""
+    texts, sources = list(texts), list(sources)
+    nodes = [node for data in sources for node in records(data)]
+    lines = descriptions(nodes)
+    names = record_fields(sources, {"name"})["name"]
+    known = {str(n) for n in names.values()}
+    for old_arg, pair in op.choice_pairs().items():
+        for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
+            said = " ".join(about(texts, str(names.get(str(old))), known, mentions))
+            side = next((how for option, how in comparisons(said, ()) if option == PRICE and abs(how) == 1), 0)
+            was, now = _price(lines.get(str(old), "")), _price(lines.get(str(new), ""))
+            if side and was is not None and now is not None and (now - was) * side <= 0:
+                return "cheaper" if side < 0 else "more expensive"
+    return None
+
+
+def _price(description: str) -> float | None:
+    """A variant's price: its feature that starts with "$"."""
+    found = next((f for f in features(description) if f.startswith("$")), None)
+    try:
+        return float(found[1:].replace(",", "")) if found else None
+    except ValueError:
+        return None
+
+
+def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
+                 texts: Iterable[str], sources: Iterable[Any]) -> OperationResult | None:
+    """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``against_price``), or None."""
+    texts, sources = list(texts), list(sources)
+    instead = unasked_swap(op, args, operations, request, texts, sources)
+    if instead is not None:
+        return OperationResult(
+            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": instead},
+            message=f"Not run: the request asks to {instead}, and names nothing to get instead of these items")
+    side = against_price(op, args, texts, sources)
+    if side is not None:
+        return OperationResult(
+            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": side},
+            message=f"Not run: the customer asked for a {side} one, and this new item is not {side}")
+    return None

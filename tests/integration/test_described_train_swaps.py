@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from chops.pipeline.choices import arg_options, typed_ids
-from chops.pipeline.kinds import unasked_swap
+from chops.pipeline.kinds import swap_refusal
 from tests.integration.train_support import train_actions
 
 SWAPS = ("exchange_delivered_order_items", "modify_pending_order_items")
@@ -50,7 +50,7 @@ def test_every_train_swap_keeps_the_reference_variant_offered(shop, retail_dir):
 
 
 def test_no_train_swap_is_refused_as_unasked(shop, retail_dir):
-    """``kinds.unasked_swap`` on the reference swaps, for the customer's opening and their message when nothing else
+    """``kinds.swap_refusal`` (unasked, or against the price asked for) on the reference swaps, for the customer's opening and their message when nothing else
     fits (the script's default) said together: a swap refused here is one the customer asked for. One is known:
     task 91's default returns three items and exchanges the e-reader "as described" (in an earlier message the
     script does not hold), which names no feature of the new e-reader."""
@@ -60,7 +60,7 @@ def test_no_train_swap_is_refused_as_unasked(shop, retail_dir):
     for task_id, customer, opening, action in train_actions(retail_dir, SWAPS):
         said = [opening, defaults[task_id]]
         checked += 1
-        if unasked_swap(shop.operations[action["name"]], action["arguments"], shop.operations.values(),
+        if swap_refusal(shop.operations[action["name"]], action["arguments"], shop.operations.values(),
                         " ".join(said), said, read(shop, customer, action)) is not None:
             refused.add(task_id)
     assert checked >= 30 and refused <= {"91"}, refused

@@ -7,7 +7,7 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import kind, unasked_refusal, unasked_swap
+from chops.pipeline.kinds import against_price, kind, swap_refusal, unasked_swap
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -73,5 +73,22 @@ def test_only_a_swap_is_checked_and_the_refusal_is_redone_as_an_invalid_choice()
     ret = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id": "credit_card_mia"}
     assert _asked("cancel it, I mean return the kettle", op=OPERATIONS["return_delivered_order_items"], args=ret) \
         is None
-    refused = unasked_refusal("exchange_delivered_order_items", "return")
+    refused = swap_refusal(EXCHANGE, SWAP, OPERATIONS.values(), "return the kettle", ["return the kettle"],
+                           [ORDER, KETTLE])
     assert refused.outcome == Outcome.REFUSED_INVALID_ARG and "asks to return" in refused.message
+    assert refused.operation == "exchange_delivered_order_items"
+
+
+@pytest.mark.parametrize("request_text, new, side", [
+    ("Exchange the kettle for a steel one, but only if it's cheaper", "k-steel-1l", None),  # $40.00 < $45.50
+    ("Swap my kettle for a cheaper one", "k-steel-1l", None),
+    ("Change the kettle to a less expensive one", "k-glass-1l", "cheaper"),  # for itself: not cheaper
+    ("I'd like a pricier kettle instead", "k-red-1l", "more expensive"),  # $38.99 is not dearer
+    ("Exchange the kettle for the enamel one", "k-red-1l", None),  # no price asked for
+])
+def test_a_swap_against_the_price_the_customer_asked_for_is_refused(request_text, new, side):
+    args = {**SWAP, "new_item_ids": [new]}
+    assert against_price(EXCHANGE, args, [request_text], [ORDER, KETTLE]) == side
+    refused = swap_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
+    assert (refused is None) == (side is None)
+    assert side is None or f"a {side} one" in refused.message
