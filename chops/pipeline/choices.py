@@ -25,6 +25,7 @@ switched to it, and any other is refused by the platform, which says why.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -126,8 +127,8 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
 def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], message: str) -> list[str]:
     """``values`` with the lines of one name (two speakers of an order) told apart by the price the ``message`` compares
     ("the more expensive speaker", "the cheaper one"): the dearest or the cheapest of them, where each has a price and
-    the message names that thing in the singular. Asked to return "the speaker that's more expensive", the 1.5B
-    returned both (train task 35)."""
+    the message does not ask for all of them. Asked to return "the speaker that's more expensive", the 1.5B returned
+    both (train task 35)."""
     side = next((how for option, how in comparisons(message, ()) if option == PRICE), 0)
     if not side:
         return values
@@ -138,18 +139,17 @@ def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], mes
     out: list[str] = []
     for name, lines in groups.items():
         priced = [v for v in lines if isinstance(prices.get(v), (int, float))]
-        if len(lines) < 2 or len(priced) < len(lines) or _plural(message, name):
+        if len(lines) < 2 or len(priced) < len(lines) or _every_one(message):
             out += lines
         else:
             out.append((max if side > 0 else min)(priced, key=lambda v: prices[v]))
     return out
 
 
-def _plural(message: str, name: str) -> bool:
-    """Whether ``message`` speaks of ``name`` (its head word) in the plural or as "both" or "all" of them."""
-    head = name.split()[-1].lower() if name.split() else ""
-    words = re.findall(r"[\w-]+", message.lower())
-    return bool(head) and (f"{head}s" in words or f"{head}es" in words or bool({"both", "all"} & set(words)))
+def _every_one(message: str) -> bool:
+    """Whether ``message`` asks for every one of them ("both", "all", "each", "the cheaper ones"); "I got two tablets,
+    I'd return the cheaper one" does not."""
+    return bool({"both", "all", "each", "every", "ones"} & set(re.findall(r"[\w-]+", message.lower())))
 
 
 def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
@@ -213,6 +213,33 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
             derived.append(lines[at])
             kept.append(new)
         out[arg], out[pair["partner"]] = derived, kept
+    return out if out != args else None
+
+
+def record_arg(op: Operation) -> str | None:
+    """The argument naming the record ``op`` changes (the first whose record must be in some state), or None."""
+    return next(iter(op.choice_states()), None)
+
+
+def capped(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[str, Any] | None:
+    """``args`` with each list of its record's lines (a return's item ids) holding a value no more often than the
+    record's lines do, or None when nothing changes; a swap's are ``paired``. Asked to return a smart watch, the 1.5B
+    listed the order's one watch twice, and the platform refused the return (train task 92)."""
+    arg = record_arg(op)
+    if op.choice_pairs() or arg is None or args.get(arg) is None:
+        return None
+    lines = lines_of(op, args[arg], list(sources))
+    out = dict(args)
+    for key, value in args.items():
+        if not isinstance(value, list) or key not in lines:
+            continue
+        room, kept = Counter(lines[key]), []
+        for v in value:
+            if str(v) in room and room[str(v)] == 0:
+                continue  # more often than the record holds it
+            room[str(v)] -= str(v) in room
+            kept.append(v)  # one of its lines, or no line of it, which the platform judges
+        out[key] = kept
     return out if out != args else None
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
-from chops.pipeline.choices import lines_of, paired, typed_ids
+from chops.pipeline.choices import lines_of, paired, record_arg, typed_ids
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.lookups import lookup_record
 from chops.pipeline.walk import mentioned, mentions, record_fields, stems, values_at
@@ -60,11 +60,6 @@ def quantified(text: str, noun: str, names: list[str]) -> bool:
         if any(noun in stems(w) for w in plural + words[:_NEAR]) or any(mentions(" ".join(plural), n) for n in names):
             return True
     return False
-
-
-def record_arg(op: Operation) -> str | None:
-    """The argument naming the record ``op`` changes (the first whose record must be in some state), or None."""
-    return next(iter(op.choice_states()), None)
 
 
 def others(op: Operation, args: dict[str, Any], sources: list[Any], text: str, typed: list[str],

@@ -3,12 +3,12 @@
 Each repair mends one mistake the 1.5B model was seen to make, in this order: the call the last turn asked the
 customer to complete keeps the values it had (``_kept``); a change proposed for a record in a state the operation
 does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are their return
-(``choices.for_themselves``); a swap's old lines are the lines of its new items' products
-(``choices.paired``); values the customer did not write and no look-up returned are dropped (``grounding``); an
-address named from the customer's data is taken whole (``completion.completed``), and a part only repeating another
-is empty (``completion.repeated``); a choice the customer has not
-made (a payment method) is asked for, not guessed (``completion.unnamed``). Each repair made is noted in the
-executor step's trace record.
+(``choices.for_themselves``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
+another list of lines holds each no more often than the order does (``choices.capped``); values the customer did not
+write and no look-up returned are dropped (``grounding``); an address named from the customer's data is taken whole
+(``completion.completed``), and a part only repeating another is empty (``completion.repeated``); a choice the
+customer has not made (a payment method) is asked for, not guessed (``completion.unnamed``). Each repair made is
+noted in the executor step's trace record.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.choices import counterpart, for_themselves, paired
+from chops.pipeline.choices import capped, counterpart, for_themselves, paired
 from chops.pipeline.completion import completed, repeated, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
@@ -42,8 +42,8 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
         # Items exchanged for themselves: their return (the arguments the return takes, as proposed).
         step.setdefault("switched", []).append({"from": name, "to": meant})
         name, proposed = meant, {k: v for k, v in proposed.items() if k in operations[meant].arg_names()}
-    pairs = paired(operations[name], proposed, seen)
-    if pairs is not None:  # the old lines of the new items' products
+    pairs = paired(operations[name], proposed, seen) or capped(operations[name], proposed, seen)
+    if pairs is not None:  # the old lines of the new items' products; no line more often than the order has it
         step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": pairs})
         proposed = pairs
     args, dropped = ground_args(proposed, ctx.user_texts, known)

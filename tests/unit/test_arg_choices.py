@@ -454,7 +454,20 @@ def test_two_lines_of_one_product_are_told_apart_by_the_price_the_customer_compa
         return {arg: v for _, arg, v, _ in arg_options(ret, [PROFILE, speakers], (), message)}["item_ids"]
 
     assert lines("I'd like to send back the pricier speaker") == ("s2",)
+    assert lines("I got two speakers but need one: return the cheaper one") == ("s1",)
     assert lines("return the less expensive speaker and the teapot") == ("s1", "m1")
     assert lines("please return the speaker") == ("s1", "s2")  # nothing tells them apart
     assert lines("return both speakers, the dearer one is broken") == ("s1", "s2")  # both
     assert lines("return the cheapest teapot") == ("m1",)  # one line of it: nothing to tell apart
+
+
+def test_a_list_of_an_orders_lines_holds_each_no_more_often_than_the_order():
+    from chops.pipeline.choices import capped
+
+    ret = OPERATIONS["return_delivered_order_items"]
+    two = {**ORDER, "items": [*ORDER["items"], ORDER["items"][1]]}  # the mug on two lines
+    args = {"order_id": "#W1000001", "item_ids": ["111", "111", "222", "222", "222"], "payment_method_id": "gift_card_1"}
+    assert capped(ret, args, [two])["item_ids"] == ["111", "222", "222"]
+    assert capped(ret, {**args, "item_ids": ["111", "999"]}, [two]) is None  # no line of 999: the platform says so
+    assert capped(ret, {**args, "order_id": "#W1000002"}, [two]) is None  # an order not read: as proposed
+    assert capped(OPERATIONS["exchange_delivered_order_items"], {**args, "new_item_ids": ["333"] * 5}, [two]) is None
