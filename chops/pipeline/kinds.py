@@ -124,10 +124,10 @@ def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     if instead is not None:
         return OperationResult(
             operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": instead},
-            message=f"Not run: the request asks to {instead}, and names nothing to get instead of these items")
+            message=f"Not run: you asked to {instead}, not for other items in place of these")
     side = against_price(op, args, texts, sources)
     if side is not None:
         return OperationResult(
             operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": side},
-            message=f"Not run: the customer asked for a {side} one, and this new item is not {side}")
+            message=f"Not run: you asked for a {side} one, and this new item is not {side}")
     return None

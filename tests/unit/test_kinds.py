@@ -75,7 +75,7 @@ def test_only_a_swap_is_checked_and_the_refusal_is_redone_as_an_invalid_choice()
         is None
     refused = swap_refusal(EXCHANGE, SWAP, OPERATIONS.values(), "return the kettle", ["return the kettle"],
                            [ORDER, KETTLE])
-    assert refused.outcome == Outcome.REFUSED_INVALID_ARG and "asks to return" in refused.message
+    assert refused.outcome == Outcome.REFUSED_INVALID_ARG and "you asked to return" in refused.message
     assert refused.operation == "exchange_delivered_order_items"
 
 

@@ -121,7 +121,7 @@ def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_des
                                  payment_method_id="credit_card_mia"))
     llm.enqueue("verifier", verdict(9))
     result = agent.handle(MIA, "I want to return the kettle from #T0000003", turn_key="k:1", conversation_id="k")
-    assert "asks to return, and names nothing to get instead" in prompt_text(llm, "executor", 3)
+    assert "you asked to return, not for other items in place of these" in prompt_text(llm, "executor", 3)
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the unasked exchange cost no verifier call
     assert loader.export(engine) == before and llm.pending() == {}
