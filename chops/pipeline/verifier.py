@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext, dumps
-from chops.pipeline.lookups import observation_lines, value_lines
+from chops.pipeline.lookups import observation_lines, results, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Score, Verdict
 from chops.pipeline.walk import stems
@@ -82,6 +83,29 @@ def _answer_evidence(ctx: TurnContext, cand: Candidate, related: bool) -> str:
     raise ValueError(f"no evidence for route {cand.route!r} without an operation")
 
 
+# A number as answers write one: "$1,939.05", "12.5", "2024"; a count under 20 ("2 t-shirts") is the answer's own.
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_COUNTS = 20
+
+
+def _values(text: str) -> set[float]:
+    return {float(m.group().replace(",", "")) for m in _NUMBER.finditer(text) if m.group().replace(",", "")}
+
+
+def invented_numbers(ctx: TurnContext, cand: Candidate) -> list[str]:
+    """The numbers an answer from the guides or the look-ups states that nothing it was given holds (its excerpt, the
+    look-ups' results, the profile, the customer's messages), counts under ``_COUNTS`` aside. Asked what all their
+    grills had cost, the 1.5B answered "$10.00" from the shop's policy, and the verifier passed it (train task 76)."""
+    if cand.operation is not None or cand.route not in ("guide", "system") or not (cand.answer or "").strip():
+        return []
+    given = " ".join([*ctx.user_texts, ctx.profile_text(), cand.source.text if cand.source is not None else "",
+                      dumps(results(cand.lookups))])
+    held = _values(given)
+    said = [m.group() for m in _NUMBER.finditer(cand.answer or "")]
+    return list(dict.fromkeys(n for n in said if (v := float(n.replace(",", ""))) not in held
+                              and not (v < _COUNTS and v.is_integer() and "." not in n)))
+
+
 def _step_evidence(step: Step) -> str:
     res = step.result
     description = step.description
@@ -121,12 +145,17 @@ class Verifier:
         """
         cand.threshold = threshold(cand.iteration, self.settings)
         key = identity(cand)
+        made_up = invented_numbers(ctx, cand)
         if cand.route == "system" and not cand.steps and not (cand.answer or "").strip():
             # No call and no answer (the look-ups ran out of steps): nothing a model could pass. A 1.5B
             # verifier scored such an empty attempt 10 and the customer got an apology instead of a retry.
             cand.score, cand.reason = 1, fragment("check_no_proposal")
             ctx.verdicts[key] = (cand.score, cand.reason)  # a second empty attempt ends the loop (agent)
             step = ctx.trace.step("verifier", route=cand.route, deterministic=True)
+        elif made_up:
+            cand.score, cand.reason = 1, fragment("check_invented", values=", ".join(made_up))
+            ctx.verdicts[key] = (cand.score, cand.reason)
+            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, invented=made_up)
         elif key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]
             step = ctx.trace.step("verifier", route=cand.route, reused=True)

@@ -149,7 +149,7 @@ def test_a_model_written_answer_is_asked_for_in_the_users_language(sqlite_url, q
     llm.enqueue("executor", {"answer": "30"}).enqueue("verifier", verdict(9))
     agent.handle("demo_leader", question, turn_key="t:1")
     to_guide(llm)
-    llm.enqueue("executor", {"source": 1, "answer": "30"}).enqueue("verifier", verdict(9))
+    llm.enqueue("executor", {"source": 1, "answer": "It is set in the upload section."}).enqueue("verifier", verdict(9))
     agent.handle("demo_leader", question, turn_key="t:2")
     prompts = [messages[-1][1] for role, messages, _ in llm.calls if role == "executor"]
     assert len(prompts) == 2

@@ -89,7 +89,7 @@ def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple
     turn(two, llm, "which orders do I have?", "t:2")
     # the guide route, rejected twice with different answers: feedback, then the chooser
     to_guide(llm)
-    llm.enqueue("executor", {"source": 1, "answer": "Within 30 days."}).enqueue("verifier", verdict(2))
+    llm.enqueue("executor", {"source": 1, "answer": "Within a month."}).enqueue("verifier", verdict(2))
     to_guide(llm, fresh=False)
     llm.enqueue("executor", {"source": 2, "answer": "Ask staff."}).enqueue("verifier", verdict(2))
     llm.enqueue("chooser", {"attempt": 1})
@@ -120,12 +120,12 @@ def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple
     llm = ScriptedLLM()
     one = agent(directory, llm, tmp_path / "one.db", architecture="cev_1level")
     llm.enqueue("classifier", {"route": "answer_from_guide"})
-    llm.enqueue("executor", {"source": 1, "answer": "Within 30 days."}).enqueue("verifier", verdict(9))
+    llm.enqueue("executor", {"source": 1, "answer": "Within a month."}).enqueue("verifier", verdict(9))
     turn(one, llm, "how long do returns take?", "o:1")
 
     llm = ScriptedLLM()
     only = agent(directory, llm, tmp_path / "only.db", architecture="executor_only")
-    llm.enqueue("executor", {"call": {"operation": "AnswerDirectly", "answer": "Within 30 days."}})
+    llm.enqueue("executor", {"call": {"operation": "AnswerDirectly", "answer": "Within a month."}})
     turn(only, llm, "how long do returns take?", "x:1")
     return turns
 

@@ -153,3 +153,29 @@ def test_the_verifier_prompt_holds_only_the_related_profile_lines(engine, verifi
     assert "Upload limit:" in prompt
     assert ("School:" in prompt) == (verifier_profile == "all")  # a line the question is not about
     assert llm.pending() == {}
+
+
+def test_a_guide_answer_stating_a_number_its_excerpt_does_not_hold_is_redone_without_the_verifier(sqlite_url):
+    from chops.domain.outcomes import OperationResult, Outcome
+    from chops.pipeline.context import Candidate, Step
+    from chops.pipeline.verifier import invented_numbers
+    from tests.unit.pipeline_support import FakeIndex, GUIDE_CHUNKS, make_agent, to_guide
+
+    agent, llm = make_agent(demo_engine(sqlite_url), index=FakeIndex([GUIDE_CHUNKS[0].__class__(
+        file="user-guide.pdf", page=4, text="Each school may upload 40 sheets a day, at most 2,500 in all.")]))
+    to_guide(llm)
+    llm.enqueue("executor", {"source": 1, "answer": "You may upload $1,250.00 worth of sheets."})  # made up
+    to_guide(llm, fresh=False)
+    llm.enqueue("executor", {"source": 1, "answer": "40 sheets a day, 2500 in all, for your 3 exams."})
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle("demo_leader", "How many sheets can we upload?", turn_key="n:1")
+    assert res.reply.startswith("40 sheets a day") and res.iterations == 2 and llm.pending() == {}
+    first = next(s for s in res.trace["steps"] if s["role"] == "verifier")
+    assert first["deterministic"] and first["invented"] == ["1,250.00"]  # no verifier call for it
+    # The look-ups' results count as given; a small count is the answer's own; an operation is not an answer.
+    ctx = type("Ctx", (), {"user_texts": ["how much did the lamp cost?"], "profile_text": lambda self: ""})()
+    read = Step(operation="GetOrder", proposed_args={}, args={}, result=OperationResult(
+        operation="GetOrder", outcome=Outcome.OK, message="", data={"items": [{"name": "Lamp", "price": 45.5}]}))
+    lamp = Candidate(iteration=1, route="system", answer="The lamp was $45.50, 2 of them: $91.00.", lookups=[read])
+    assert invented_numbers(ctx, lamp) == ["91.00"]  # a sum the model made: computed with a look-up, it is given
+    assert invented_numbers(ctx, Candidate(iteration=1, route="system", answer="ok", steps=[read])) == []
