@@ -67,10 +67,10 @@ def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any],
 
 def repeated(op: Operation, args: dict[str, Any], texts: Iterable[str]) -> dict[str, Any] | None:
     """``args`` with each optional part of a ``CHOICES_RECORD`` group that repeats another part's value reset to its
-    default, where the customer's ``texts`` hold that value fewer times than the parts do; None when nothing changes.
-    Given "101 Highway, New York, NY 10001", the 1.5B wrote "New York" as the address's second line and its city
-    (train task 22)."""
-    said = " ".join(" ".join(t.split()) for t in texts).casefold()
+    default, where no one of the customer's ``texts`` holds that value as often as the parts do; None when nothing
+    changes. Given "101 Highway, New York, NY 10001", the 1.5B wrote "New York" as the address's second line and its
+    city (train task 22)."""
+    said = [" ".join(t.split()).casefold() for t in texts]
     fields_info = {info.alias or name: info for name, info in op.args_model.model_fields.items()}
     out = dict(args)
     for fields in op.choice_records().values():
@@ -79,7 +79,9 @@ def repeated(op: Operation, args: dict[str, Any], texts: Iterable[str]) -> dict[
             if info is None or info.is_required() or _blank(value):
                 continue
             holders = [g for g in fields if not _blank(out.get(g)) and _same(out[g], value)]
-            if len(holders) > 1 and said.count(" ".join(str(value).split()).casefold()) < len(holders):
+            # The most any one message says it: a request split off the message repeats the message's words.
+            written = max((t.count(" ".join(str(value).split()).casefold()) for t in said), default=0)
+            if len(holders) > 1 and written < len(holders):
                 out[f] = info.default
     return out if out != args else None
 
