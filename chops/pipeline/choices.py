@@ -139,17 +139,19 @@ def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], mes
     out: list[str] = []
     for name, lines in groups.items():
         priced = [v for v in lines if isinstance(prices.get(v), (int, float))]
-        if len(lines) < 2 or len(priced) < len(lines) or _every_one(message):
+        if len(lines) < 2 or len(priced) < len(lines) or _every_one(message, name):
             out += lines
         else:
             out.append((max if side > 0 else min)(priced, key=lambda v: prices[v]))
     return out
 
 
-def _every_one(message: str) -> bool:
-    """Whether ``message`` asks for every one of them ("both", "all", "each", "the cheaper ones"); "I got two tablets,
-    I'd return the cheaper one" does not."""
-    return bool({"both", "all", "each", "every", "ones"} & set(re.findall(r"[\w-]+", message.lower())))
+def _every_one(message: str, name: str) -> bool:
+    """Whether a sentence of ``message`` that names ``name`` asks for every one of them ("both speakers", "all the
+    speakers", "the cheaper ones"); "I got two tablets, I'd return the cheaper one" does not, nor "all the 13-inch
+    options" in a sentence about a laptop."""
+    about = [s for s in re.split(r"(?<=[.!?。！？;；])\s*", message) if mentions(s, name)]
+    return any({"both", "all", "each", "every", "ones"} & set(re.findall(r"[\w-]+", s.lower())) for s in about)
 
 
 def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
@@ -207,8 +209,11 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
                        and groups.get(line) == group), None)
             if at is None and new in kept:
                 continue  # the same new item again with no line left for it: the model repeating itself
-            if at is None:
-                return None  # a new item of a product the record does not hold: left as proposed
+            if at is None or (lines[at] == str(new) and str(new) not in map(str, args.get(arg) or ())):
+                # A new item of a product the record does not hold, or one of the record's own lines the model wrote
+                # as a new item (the tablet's return became the camera's exchange for itself: train task 84): left
+                # as proposed, for the platform to refuse.
+                return None
             taken.add(at)
             derived.append(lines[at])
             kept.append(new)

@@ -425,6 +425,8 @@ def test_a_swaps_old_lines_are_the_lines_of_the_new_items_products():
     assert paired(exchange, {**swap, "item_ids": ["111"], "new_item_ids": ["333", "444"]},
                   [two_lamps, PRODUCT])["item_ids"] == ["111", "111"]
     assert paired(OPERATIONS["return_delivered_order_items"], {**swap}, sources) is None  # declares no pairs
+    # A line of the order written as the new item: no pair is made of it (it would be that line for itself).
+    assert paired(exchange, {**swap, "item_ids": ["222"], "new_item_ids": ["111"]}, sources) is None
     # The same new item over and over (the model repeating itself): once per line of its product.
     looped = {**swap, "item_ids": ["111"] * 10, "new_item_ids": ["333"] * 10}
     assert paired(exchange, looped, sources) == {**swap, "item_ids": ["111"], "new_item_ids": ["333"]}
@@ -455,6 +457,7 @@ def test_two_lines_of_one_product_are_told_apart_by_the_price_the_customer_compa
 
     assert lines("I'd like to send back the pricier speaker") == ("s2",)
     assert lines("I got two speakers but need one: return the cheaper one") == ("s1",)
+    assert lines("Return the speaker that's more expensive. And tell me all the lamp options.") == ("s2",)
     assert lines("return the less expensive speaker and the teapot") == ("s1", "m1")
     assert lines("please return the speaker") == ("s1", "s2")  # nothing tells them apart
     assert lines("return both speakers, the dearer one is broken") == ("s1", "s2")  # both
