@@ -72,7 +72,7 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
         return None
     nodes = [node for data in sources for node in records(data)]
     texts = list(texts)
-    if any(named(str(new), text) for old_arg, pair in pairs.items() for new in args.get(pair["partner"]) or ()
+    if any(named(str(new), text) for pair in pairs.values() for new in args.get(pair["partner"]) or ()
            for text in texts):
         return None  # the new item's id typed: "the laptop to item 9844888101"
     if comparisons(" ".join(texts), labels(v for node in nodes for v in node.values() if isinstance(v, str))):
