@@ -11,10 +11,13 @@ request names the kind of a write that is no swap (the first word of its name: "
 ("exchange", "modify"), and the customer's words mention none of the features a new item has and its old line
 lacks, nor compare with the old line ("a larger frame", "the cheapest": ``chops.pipeline.relative``). Each condition
 alone is common in a swap asked for ("swap the lamp for a brighter one, or else return it" names no feature of the
-lamp's variants; "change the boots to size 8" names no operation), so only all three refuse. So too a request that
+lamp's variants; "change the boots to size 8" names no operation), so only all three refuse. So too a question that
 names no change at all (no kind of write, no word such as "change", "swap", "replace", 换): asked "what's the storage
-of the tablet I ordered?", the 1.5B proposed the tablet's exchange for one with more storage (train task 43). And a
-swap against the price the customer asked for ("only if they're cheaper" and a dearer one: ``against_price``).
+of the tablet I ordered?", the 1.5B proposed the tablet's exchange for one with more storage (train task 43); only a
+question, since a customer who asked for the change before may say "the jigsaw to the easiest one". And a
+swap of items the request does not name where it names others of the order ("just the desk lamp" and the water
+bottle: ``other_items``), or against the price the customer asked for ("only if they're cheaper" and a dearer one:
+``against_price``).
 
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
 names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
@@ -28,6 +31,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.domain.outcomes import Outcome, OperationResult
+from chops.pipeline.choices import lines_of
 from chops.pipeline.described import about, descriptions, features, mentioned_features
 from chops.pipeline.relative import PRICE, comparisons, labels
 from chops.pipeline.walk import mentions, record_fields, records
@@ -53,6 +57,16 @@ ASKED = "know something"  # the kind of a request that names no change at all ("
 _CHANGE_WORDS = ("chang", "swap", "switch", "replac", "upgrad", "downgrad", "instead", "换", "改")
 
 
+_QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|which|how|is|are|does|do|did|where|when|why|who)\b|吗|什么|多少|哪",
+                       re.IGNORECASE)
+
+
+def _question(request: str) -> bool:
+    """Whether ``request`` is a question ("what's the storage of …?", "is it …", 什么 …), not a wish said tersely
+    ("jigsaw to the easiest one": a customer's later message, after they had asked for the change)."""
+    return bool(_QUESTION.search(request))
+
+
 def _swap_word(request: str, operations: Iterable[Operation]) -> bool:
     """Whether ``request`` names a swap's kind or a word that asks for a change (``_CHANGE_WORDS``)."""
     words = [kind(op) for op in operations if op.writes and op.choice_pairs()] + list(_CHANGE_WORDS)
@@ -67,7 +81,8 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     pairs = op.choice_pairs()
     if not pairs:
         return None
-    instead = another_kind(request, operations) or (None if _swap_word(request, operations) else ASKED)
+    instead = another_kind(request, operations) or (ASKED if _question(request) and not _swap_word(request, operations)
+                                                     else None)
     if instead is None:
         return None
     nodes = [node for data in sources for node in records(data)]
@@ -107,6 +122,27 @@ def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], 
     return None
 
 
+def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: Iterable[Any]) -> str | None:
+    """The item names ``request`` speaks of where it names some line of the swap's record but none of the products the
+    swap changes ("just the desk lamp" and a swap of the water bottle); else None. Told "only the desk lamp, not the
+    water bottle", the 1.5B proposed the water bottle's exchange again, and the customer's next yes committed it (train
+    task 7; 8 before)."""
+    sources, keys = list(sources), op.choice_names()
+    fields = record_fields(sources, set(keys.values()))
+    record = next((args.get(pair["in"]) for pair in op.choice_pairs().values()), None)
+    lines = lines_of(op, record, sources) if record is not None else {}
+    held = {str(n) for arg in op.choice_pairs() if arg in keys for v in lines.get(arg, ())
+            for n in _listed(fields[keys[arg]].get(v))}
+    swapped = {str(n) for pair in op.choice_pairs().values() if pair["partner"] in keys
+               for v in args.get(pair["partner"]) or () for n in _listed(fields[keys[pair["partner"]]].get(str(v)))}
+    said = sorted(n for n in held if mentions(request, n))
+    return ", ".join(said) if said and swapped and not any(mentions(request, n) for n in swapped) else None
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
 def _price(description: str) -> float | None:
     """A variant's price: its feature that starts with "$"."""
     found = next((f for f in features(description) if f.startswith("$")), None)
@@ -118,13 +154,18 @@ def _price(description: str) -> float | None:
 
 def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                  texts: Iterable[str], sources: Iterable[Any]) -> OperationResult | None:
-    """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``against_price``), or None."""
+    """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``other_items``, ``against_price``), or None."""
     texts, sources = list(texts), list(sources)
     instead = unasked_swap(op, args, operations, request, texts, sources)
     if instead is not None:
         return OperationResult(
             operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": instead},
             message=f"Not run: you asked to {instead}, not for other items in place of these")
+    named_instead = other_items(op, args, request, sources)
+    if named_instead is not None:
+        return OperationResult(
+            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": named_instead},
+            message=f"Not run: you asked about the {named_instead}, not the items this would change")
     side = against_price(op, args, texts, sources)
     if side is not None:
         return OperationResult(

@@ -7,7 +7,7 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import against_price, kind, swap_refusal, unasked_swap
+from chops.pipeline.kinds import against_price, kind, other_items, swap_refusal, unasked_swap
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -92,3 +92,18 @@ def test_a_swap_against_the_price_the_customer_asked_for_is_refused(request_text
     refused = swap_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
     assert (refused is None) == (side is None)
     assert side is None or f"a {side} one" in refused.message
+
+
+def test_a_swap_of_items_the_request_does_not_name_where_it_names_others_of_the_order_is_refused():
+    order = {**ORDER, "items": [*ORDER["items"], {"item_id": "s-silk-red", "product_id": "p-scarf", "name": "Scarf",
+                                                  "options": "fabric: silk, color: red", "price": 80.0}]}
+    sources = [order, KETTLE]
+    said = "Just the scarf please, a wool one; leave the kettle alone"
+    # Names the kettle too ("leave the kettle alone"): the words alone cannot tell, so nothing is refused.
+    assert other_items(EXCHANGE, SWAP, said, sources) is None
+    assert other_items(EXCHANGE, SWAP, "Only the scarf, in wool", sources) == "Scarf"
+    refused = swap_refusal(EXCHANGE, SWAP, OPERATIONS.values(), "Only change the scarf, in wool",
+                           ["Only change the scarf, in wool"], sources)
+    assert refused is not None and "asked about the Scarf" in refused.message
+    assert other_items(EXCHANGE, SWAP, "swap the kettle for the steel one", sources) is None  # names it
+    assert other_items(EXCHANGE, SWAP, "swap it for the steel one", sources) is None  # names no item at all
