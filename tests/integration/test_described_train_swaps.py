@@ -50,17 +50,19 @@ def test_every_train_swap_keeps_the_reference_variant_offered(shop, retail_dir):
 
 
 def test_no_train_swap_is_refused_as_unasked(shop, retail_dir):
-    """``kinds.swap_refusal`` (unasked, or against the price asked for) on the reference swaps, for the customer's opening and their message when nothing else
-    fits (the script's default) said together: a swap refused here is one the customer asked for. One is known:
-    task 91's default returns three items and exchanges the e-reader "as described" (in an earlier message the
-    script does not hold), which names no feature of the new e-reader."""
+    """``kinds.swap_refusal`` (unasked, of other items, or against the price asked for) on the reference swaps, for the
+    customer's opening and for their message when nothing else fits (the script's default), each the request with both
+    said: a swap refused here is one the customer asked for. Three are known: task 91 returns three items and
+    exchanges the e-reader "as described" (in a message the script does not hold), and 37's opening asks whether the
+    payment can be split (the swap comes once the agent has said it cannot)."""
     defaults = {s["task_id"]: s["default"] for s in json.loads((retail_dir / "users" / "train.json").read_text())[
         "scripts"]}
     checked, refused = 0, set()
     for task_id, customer, opening, action in train_actions(retail_dir, SWAPS):
-        said = [opening, defaults[task_id]]
-        checked += 1
-        if swap_refusal(shop.operations[action["name"]], action["arguments"], shop.operations.values(),
-                        " ".join(said), said, read(shop, customer, action)) is not None:
-            refused.add(task_id)
-    assert checked >= 30 and refused <= {"91"}, refused
+        said, sources = [opening, defaults[task_id]], read(shop, customer, action)
+        for which, request in zip(("opening", "default"), said):
+            checked += 1
+            if swap_refusal(shop.operations[action["name"]], action["arguments"], shop.operations.values(),
+                            request, said, sources) is not None:
+                refused.add((task_id, which))
+    assert checked >= 60 and refused <= {("91", "opening"), ("91", "default"), ("37", "opening")}, refused
