@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.described import about, closest, descriptions, features, narrowed, not_features
+from chops.pipeline.described import about, by_name, closest, descriptions, features, narrowed, not_features
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
 from chops.pipeline.walk import every_value, holding, mentioned, mentions, record_fields, records, values_at
 
@@ -133,11 +133,8 @@ def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], mes
     if not side:
         return values
     prices = record_fields(sources, {PRICE})[PRICE]
-    groups: dict[str, list[str]] = {}
-    for v in values:
-        groups.setdefault(str(names.get(v)), []).append(v)
     out: list[str] = []
-    for name, lines in groups.items():
+    for name, lines in by_name(values, names).items():
         priced = [v for v in lines if isinstance(prices.get(v), (int, float))]
         if len(lines) < 2 or len(priced) < len(lines) or _every_one(message, name):
             out += lines
@@ -157,9 +154,7 @@ def _every_one(message: str, name: str) -> bool:
 def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
     """``values`` grouped by their name, first seen first, when they have two to ``MAX_ONE_EACH`` names; else ()
     (one name, or none: the list stays free in length, as two lines of the same item may both change)."""
-    groups: dict[str, list[str]] = {}
-    for v in values:
-        groups.setdefault(str(names.get(v)), []).append(v)
+    groups = by_name(values, names)
     return tuple(tuple(g) for g in groups.values()) if 2 <= len(groups) <= MAX_ONE_EACH else ()
 
 
