@@ -32,7 +32,7 @@ from typing import Any
 from chops.domain.operations import Operation
 from chops.pipeline.described import about, by_name, closest, descriptions, features, narrowed, not_features
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
-from chops.pipeline.walk import every_value, holding, mentioned, mentions, record_fields, records, values_at
+from chops.pipeline.walk import every_value, holding, mentioned, mentions, record_fields, records, values_in
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
@@ -69,7 +69,7 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
         found: dict[str, list[str]] = {}
         said: dict[str, list[str]] = {}
         for arg, paths in sorted(op.choice_keys().items()):
-            values = list(dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path)))
+            values = values_in(sources, paths)
             if values:
                 said[arg] = mentioned(values, fields[names[arg]], message) if arg in names else []
                 if said[arg] and arg not in op.choice_pairs():

@@ -33,7 +33,7 @@ from chops.domain.system import SystemApi
 from chops.pipeline.choices import lines_of, paired, record_arg, typed_ids
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.lookups import lookup_record
-from chops.pipeline.walk import mentioned, mentions, record_fields, stems, values_at
+from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, values_in
 
 _QUANTIFIER = re.compile(r"\b(?:all|every|each|both)\b|所有|全部|每|两", re.IGNORECASE)
 _NOT_QUANTIFYING = re.compile(r"\b(?:all right|that'?s all|that is all|at all|all set|after all|all good)\b",
@@ -69,8 +69,7 @@ def others(op: Operation, args: dict[str, Any], sources: list[Any], text: str, t
     arg = record_arg(op)
     if arg is None or args.get(arg) is None:
         return []
-    paths = op.choice_keys().get(arg, ())
-    values = list(dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path)))
+    values = values_in(sources, op.choice_keys().get(arg, ()))
     if any(v in typed for v in values):
         return []
     states = op.choice_states()[arg]
@@ -78,15 +77,11 @@ def others(op: Operation, args: dict[str, Any], sources: list[Any], text: str, t
     ok = [v for v in values if all(fields[key].get(v) in allowed for key, allowed in states.items())]
     held = fields.get(op.choice_names().get(arg, ""), {})
     # The names two or more of them hold that the request names: "both t-shirts" quantifies the orders holding one.
-    counts = Counter(str(n) for v in ok for n in set(_listed(held.get(v))))
+    counts = Counter(str(n) for v in ok for n in set(names_of(held.get(v))))
     names = [n for n, c in counts.items() if c >= 2 and mentions(text, n)]
     if not quantified(text, arg.removesuffix("_id").lower(), names):
         return []
     return [v for v in (mentioned(ok, held, text) or ok) if v not in taken and v != args[arg]]
-
-
-def _listed(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [] if value is None else [value]
 
 
 def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], text: str, typed: list[str],

@@ -34,7 +34,7 @@ from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of
 from chops.pipeline.described import about, descriptions, features, mentioned_features
 from chops.pipeline.relative import PRICE, comparisons, labels
-from chops.pipeline.walk import mentions, record_fields, records
+from chops.pipeline.walk import mentions, names_of, record_fields, records
 
 
 def kind(op: Operation) -> str:
@@ -107,12 +107,12 @@ def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], 
     that side of the line's price ("only if they're cheaper", "a less expensive one") and the one proposed is not;
     else None. Asked for boots "of the same size and material, but only if they're cheaper", the 1.5B chose dearer
     boots of another material (none was cheaper), and the customer's yes committed them (train task 54)."""
-    texts, sources = list(texts), list(sources)
-    nodes = [node for data in sources for node in records(data)]
-    lines = descriptions(nodes)
-    names = record_fields(sources, {"name"})["name"]
-    known = {str(n) for n in names.values()}
+    texts, sources, keys = list(texts), list(sources), op.choice_names()
+    lines = descriptions(node for data in sources for node in records(data))
+    fields = record_fields(sources, set(keys.values()))  # the names the pack declares (``CHOICES_MENTIONED``)
+    known = {str(n) for names in fields.values() for field in names.values() for n in names_of(field)}
     for old_arg, pair in op.choice_pairs().items():
+        names = fields.get(keys.get(old_arg, ""), {})
         for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
             said = " ".join(about(texts, str(names.get(str(old))), known, mentions))
             side = next((how for option, how in comparisons(said, ()) if option == PRICE and abs(how) == 1), 0)
@@ -132,15 +132,11 @@ def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: I
     record = next((args.get(pair["in"]) for pair in op.choice_pairs().values()), None)
     lines = lines_of(op, record, sources) if record is not None else {}
     held = {str(n) for arg in op.choice_pairs() if arg in keys for v in lines.get(arg, ())
-            for n in _listed(fields[keys[arg]].get(v))}
+            for n in names_of(fields[keys[arg]].get(v))}
     swapped = {str(n) for pair in op.choice_pairs().values() if pair["partner"] in keys
-               for v in args.get(pair["partner"]) or () for n in _listed(fields[keys[pair["partner"]]].get(str(v)))}
+               for v in args.get(pair["partner"]) or () for n in names_of(fields[keys[pair["partner"]]].get(str(v)))}
     said = sorted(n for n in held if mentions(request, n))
     return ", ".join(said) if said and swapped and not any(mentions(request, n) for n in swapped) else None
-
-
-def _listed(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [] if value is None else [value]
 
 
 def _price(description: str) -> float | None:

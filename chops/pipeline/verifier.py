@@ -145,14 +145,13 @@ class Verifier:
         """
         cand.threshold = threshold(cand.iteration, self.settings)
         key = identity(cand)
-        made_up = invented_numbers(ctx, cand)
         if cand.route == "system" and not cand.steps and not (cand.answer or "").strip():
             # No call and no answer (the look-ups ran out of steps): nothing a model could pass. A 1.5B
             # verifier scored such an empty attempt 10 and the customer got an apology instead of a retry.
             cand.score, cand.reason = 1, fragment("check_no_proposal")
             ctx.verdicts[key] = (cand.score, cand.reason)  # a second empty attempt ends the loop (agent)
             step = ctx.trace.step("verifier", route=cand.route, deterministic=True)
-        elif made_up:
+        elif made_up := invented_numbers(ctx, cand):
             cand.score, cand.reason = 1, fragment("check_invented", values=", ".join(made_up))
             ctx.verdicts[key] = (cand.score, cand.reason)
             step = ctx.trace.step("verifier", route=cand.route, deterministic=True, invented=made_up)

@@ -74,14 +74,22 @@ def stems(text: str) -> set[str]:
     return {w.rstrip("s") for w in words if len(w) >= 4}
 
 
+def values_in(sources: Iterable[Any], paths: Iterable[str]) -> list[str]:
+    """The values ``paths`` find in any of ``sources``, first seen first, each once."""
+    paths = list(paths)
+    return list(dict.fromkeys(v for data in sources for path in paths for v in values_at(data, path)))
+
+
+def names_of(field: Any) -> list[Any]:
+    """A record's names field (``record_fields``) as a list: one name, a list of names, or none."""
+    return field if isinstance(field, list) else [] if field is None else [field]
+
+
 def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[str]:
     """The ``values`` whose record's ``names`` (a name, or a list of names) ``message`` mentions: "the desk lamp
     I got" mentions the order holding "Desk Lamp" (``mentions``; words of 4 letters or more, so "set" or "pet"
     in a sentence mentions nothing)."""
-    def listed(v: str) -> list[Any]:
-        found = names.get(v)
-        return found if isinstance(found, list) else [found] if found is not None else []
-    return [v for v in values if any(mentions(message, str(n)) for n in listed(v))]
+    return [v for v in values if any(mentions(message, str(n)) for n in names_of(names.get(v)))]
 
 
 def mentions(message: str, name: str) -> bool:
