@@ -118,7 +118,9 @@ class CancelArgs(Args):
 
     order_id: OrderId = Field(description="the id of the pending order to cancel, e.g. '#W0000000'",
                               json_schema_extra=PENDING)
-    reason: Text = Field(description="why: exactly 'no longer needed' or 'ordered by mistake'")
+    # The customer's reason, not the model's guess: one they did not give is asked for (``CHOICES_SAID``).
+    reason: Text = Field(description="the reason: exactly 'no longer needed' or 'ordered by mistake'",
+                         json_schema_extra={CHOICES_SAID: True})
 
 
 class AddressArgs(Args):

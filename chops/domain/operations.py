@@ -41,9 +41,10 @@ CHOICES_DESCRIBED = "choices_described"
 # customer's default address, an order's), the parts it left empty are taken from that record
 # (``chops.pipeline.completion``): "ship it to my Chicago address" is one value the customer named, not six.
 CHOICES_RECORD = "choices_record"
-# With ``CHOICES_FROM``: a value the customer must have named, by a word of its record (a payment method's kind or
-# brand, its last digits) or by the value itself; one they did not name is not used, and the reply asks for it
-# ("which payment method pays the difference?") instead of the model choosing for them.
+# A value the customer must have named: with ``CHOICES_FROM``, by a word of its record (a payment method's kind or
+# brand, its last digits) or by the value itself; without, by its last word (a cancel's reason, "no longer needed",
+# by "I don't need it"). One they did not name is not used, and the reply asks for it ("which payment method pays
+# the difference?", "the reason?") instead of the model choosing for them.
 CHOICES_SAID = "choices_said"
 
 
@@ -96,6 +97,12 @@ class Operation:
         theirs, case-blind ("pay" in "Paying"); a word in a script without spaces (Chinese) anywhere in them."""
         text = " ".join(texts)
         return not self.asked_by or any(named(w, text) for w in self.asked_by)
+
+    @property
+    def kind(self) -> str:
+        """The kind of change this makes: the first word of its name ("return" of ``return_delivered_order_items``,
+        "change" of ``ChangeUploadLimit``), lower-case."""
+        return re.split(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])", self.name.strip("_"))[0].lower()
 
     def arg_names(self) -> tuple[str, ...]:
         """The argument names (the alias where a pack gives one, else the field's name)."""

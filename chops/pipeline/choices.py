@@ -12,7 +12,8 @@ after the fact as ever.
 
 An id the customer typed is always offered too (``typed_ids``): "cancel order #W123" names an order the
 look-ups may not hold (someone else's); the operation then refuses it. Without it, the grammar would make
-the model pick one of the customer's own orders instead: a change nobody asked for.
+the model pick one of the customer's own orders instead: a change nobody asked for. A bare number is offered only
+where the ids are numbers of its length: "1000 more pieces" names no id (``_may_be``).
 
 Where the profile lists what each value holds (``CHOICES_MENTIONED``: an order's item names), "the desk lamp
 I got" offers the read only the orders holding one. The states an operation needs (``CHOICES_WHERE``) do not
@@ -31,13 +32,13 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.described import about, by_name, closest, descriptions, features, narrowed, not_features
+from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
-from chops.pipeline.walk import every_value, holding, mentioned, mentions, record_fields, records, values_in
+from chops.pipeline.walk import holding, lines_in, mentioned, mentions, record_fields, records, values_in
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
-Options = tuple[tuple[str, str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...]
-MAX_ONE_EACH = 3  # names a one-each list may combine: 7 orders of them in the grammar; more stay a plain list
+Options = tuple[tuple[str, str, tuple[str, ...], EachOf | tuple[()]], ...]
 
 
 # An id as people type one: a run of letters, digits, '#', '_' or '-' holding a digit ("#W0001", "gift_card_7").
@@ -47,6 +48,13 @@ _TYPED_ID = re.compile(r"#?[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
 def typed_ids(texts: Iterable[str]) -> list[str]:
     """The id-like tokens (a digit in them, 3 characters or more) the customer typed, first seen first."""
     return list(dict.fromkeys(m.group() for text in texts for m in _TYPED_ID.finditer(text) if len(m.group()) >= 3))
+
+
+def _may_be(typed: str, values: list[str]) -> bool:
+    """Whether the token the customer ``typed`` may be one of the kind of ``values``: a bare number only where some
+    value is a number of its length ("1000 more pieces" is no item id of ten digits, nor an order id "#W…": the 1.5B
+    wrote "1000" as both new items of a camera's exchange, train task 98)."""
+    return not typed.isdigit() or any(v.isdigit() and len(v) == len(typed) for v in values)
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),
@@ -60,6 +68,7 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
     One that declares ``CHOICES_DESCRIBED`` keeps the values whose features the customer's messages (``asked``)
     describe best (``chops.pipeline.described``)."""
     operations, sources, typed, asked = list(operations), list(sources), list(typed), list(asked)
+    kinds = [op.kind for op in operations if op.writes and not op.choice_pairs()]  # "return": no swap asked
     fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
     texts = descriptions(node for data in sources for node in records(data)) \
         if any(op.choice_described() for op in operations) else {}
@@ -80,12 +89,14 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
         excluded = own_lines(op, held, sources)
         for arg, values in found.items():
             values = [v for v in values if v not in excluded.get(arg, ())] or values
-            extra = typed
+            extra = [t for t in typed if _may_be(t, values)]
             if arg in op.choice_described():
-                extra = not_features(typed, [texts.get(v, "") for v in values])
+                extra = not_features(extra, [texts.get(v, "") for v in values])
                 values = _described(op, arg, values, found, fields, asked, texts, sources)
             named = [v for v in said[arg] if v in values]
             groups = one_each(named, fields[names[arg]]) if arg in op.choice_one_each() else ()
+            if groups:  # every product of its record the message asks to change (chops.pipeline.each)
+                groups = each_asked(op, arg, groups, fields[names[arg]], held, sources, message, kinds)
             out.append((op.name, arg, tuple(dict.fromkeys([*values, *extra])), groups))
     return tuple(out)
 
@@ -149,13 +160,6 @@ def _every_one(message: str, name: str) -> bool:
     options" in a sentence about a laptop."""
     about = [s for s in re.split(r"(?<=[.!?。！？;；])\s*", message) if mentions(s, name)]
     return any({"both", "all", "each", "every", "ones"} & set(re.findall(r"[\w-]+", s.lower())) for s in about)
-
-
-def one_each(values: Iterable[str], names: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
-    """``values`` grouped by their name, first seen first, when they have two to ``MAX_ONE_EACH`` names; else ()
-    (one name, or none: the list stays free in length, as two lines of the same item may both change)."""
-    groups = by_name(values, names)
-    return tuple(tuple(g) for g in groups.values()) if 2 <= len(groups) <= MAX_ONE_EACH else ()
 
 
 def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
@@ -252,7 +256,7 @@ def lines_of(op: Operation, record: Any, sources: list[Any]) -> dict[str, list[s
 
 def _lines(op: Operation, arg: str, within: Any, sources: list[Any]) -> list[str]:
     """The values of ``arg`` (an order's lines) in the record whose id is ``within``, once per line."""
-    return [v for node in holding(sources, within) for path in op.choice_keys()[arg] for v in every_value(node, path)]
+    return lines_in(sources, within, op.choice_keys()[arg])
 
 
 def own_lines(op: Operation, options: dict[str, list[str]], sources: list[Any]) -> dict[str, set[str]]:

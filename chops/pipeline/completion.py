@@ -92,13 +92,19 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
     holds it under the last key of a ``CHOICES_FROM`` path: a payment method's, not an order's payment history, whose
     "payment" every "payment method" would name) are in them less than another value's, or not at all ("use my gift
     card" names the gift cards, not the credit card whose record says "card" too; "visa", "1111" the visa ending
-    1111)."""
+    1111). A value of no record (a cancel's reason) is named by its last word, an ending such as "ed" aside ("I
+    don't need it" names "no longer needed"; "my order" does not name "ordered by mistake")."""
     sources, said = list(sources), list(texts)
     words = set().union(*(_marks(t) for t in said)) if said else set()
     out = []
     for arg in sorted(op.choice_said()):
         value = args.get(arg)
         if value is None or any(str(value) in t for t in said):
+            continue
+        if not op.choice_keys().get(arg):  # a value of no record (a reason): named by its last word
+            last = [_root(w) for w in stems(str(value).split()[-1])]
+            if not last or not any(_root(m) in last for m in words):
+                out.append(arg)
             continue
         keys = {path.split(".")[-1] for path in op.choice_keys().get(arg, ())}
         candidates = {*_held(op, arg, sources), str(value)}
@@ -131,6 +137,11 @@ def named_options(operations: Iterable[Operation], options: Options, sources: It
 def _held(op: Operation, arg: str, sources: list[Any]) -> set[str]:
     """The values of ``arg`` that ``sources`` hold (its ``CHOICES_FROM`` paths)."""
     return {v for data in sources for path in op.choice_keys().get(arg, ()) for v in values_at(data, path)}
+
+
+def _root(word: str) -> str:
+    """``word`` without an ending of inflection ("needed", "needing": "need")."""
+    return re.sub(r"(?:ed|ing|es)$", "", word) if len(word) > 5 else word
 
 
 def _marks(text: str) -> set[str]:

@@ -16,7 +16,8 @@ brightness): with no feature mentioned, every value stays (but the excluded), an
 Matching is by whole words, case-, hyphen- and plural-blind ("v-neck", "V neck", "vneck"; "1.5 liter"), a word
 may stand between two of a feature's ("not water resistant" is "not resistant"), and an apostrophe joins ("it's"
 is not the size "S"). A number said as a difference is no feature ("1000 more pieces" is not the 1000-piece
-puzzle), nor is a feature said as the one not wanted ("art rather than animals", "instead of Apple HomeKit").
+puzzle), nor is a feature said as the one not wanted ("art rather than animals", "instead of Apple HomeKit"): a
+value that has such a feature is left out where one without it is left.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ _SENTENCE = re.compile(r"(?<=[.!?;:\n])\s+|\n")
 # After a number, a word that makes it a difference ("1000 more pieces", "2 sizes bigger"), not a value.
 _RELATIVE = {"more", "fewer", "less", "extra", "additional", "bigger", "smaller", "larger", "higher", "lower"}
 _NOT_WANTED = ("rather than", "instead of", "other than")  # what follows is the one the customer does not want
+_ARTICLES = {"a", "an", "the", "my"}
 _NO_WORD = "#"  # stands in for a word that names nothing (no feature's plain form holds it)
 
 
@@ -77,8 +79,19 @@ def _said(feature: str, words: str) -> bool:
 
 
 def _wanted(said: list[str], at: int) -> bool:
-    """Whether the words before ``said[at]`` do not make it the one not wanted."""
-    return " ".join(said[max(at - 2, 0):at]) not in _NOT_WANTED
+    """Whether the words before ``said[at]`` (an article aside: "instead of a road bike") do not make it the one not
+    wanted."""
+    before = said[max(at - 3, 0):at]
+    if before and before[-1] in _ARTICLES:
+        before = before[:-1]
+    return " ".join(before[-2:]) not in _NOT_WANTED
+
+
+def _refused(feature: str, words: str) -> bool:
+    """Whether ``words`` (``_words``) say ``feature`` as the one not wanted ("instead of Apple HomeKit")."""
+    said = words.split()
+    return any(said[i:i + len(form.split())] == form.split() and not _wanted(said, i)
+               for form in _forms(feature) for i in range(len(said)))
 
 
 def _in_order(said: list[str], at: int, rest: list[str]) -> bool:
@@ -159,6 +172,16 @@ def _scores(group: list[str], said: str, described: dict[str, str], old: set[str
     return {v: sum(1 for i, _ in w if len(places[i]) == 1) for v, w in wanted.items()}
 
 
+def _partly(group: list[str], said: str, described: dict[str, str], old: set[str]) -> dict[str, int]:
+    """``{value: how many of its features of two or more words ``said`` has a word of}``, a word of four letters or
+    more that no feature of the ``old`` lines has and not said as the one not wanted."""
+    words = said.split()
+    spoken = {w for i, w in enumerate(words) if len(w) >= 4 and w.isalpha() and _wanted(words, i)}
+    spoken -= {w for f in old for w in _plain(f).split()}
+    return {v: sum(1 for f in features(described.get(v, "")) if len(_plain(f).split()) > 1
+                   and spoken & set(_plain(f).split())) for v in group}
+
+
 def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
              old: dict[str, set[str]], excluded: str | None, known: set[str],
              mentions: Callable[[str, str], bool]) -> list[str]:
@@ -172,7 +195,13 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
     keep: set[str] = set()
     for name, group in by_name(values, names).items():
         usable = [v for v in group if not (excluded and excluded in described.get(v, ""))] or group
-        scores = _scores(usable, _words(about(texts, name, known, mentions)), described, old.get(name, set()))
+        said = _words(about(texts, name, known, mentions))
+        # Not one with a feature said as the one not wanted ("Google Home instead of Apple HomeKit"), where any is left.
+        usable = [v for v in usable if not any(_refused(f, said) for f in features(described.get(v, "")))] or usable
+        scores = _scores(usable, said, described, old.get(name, set()))
+        if not any(_asked_for(usable, said, described, old.get(name, set())).values()):
+            # No feature said whole (nor ranked): one word of one ("Google Home": "Google Assistant").
+            scores = _partly(usable, said, described, old.get(name, set()))
         best = max(scores.values())
         keep.update(v for v in usable if scores[v] == best)
     return [v for v in values if v in keep]

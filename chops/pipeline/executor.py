@@ -51,6 +51,7 @@ from chops.pipeline.repairs import repaired
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
 from chops.pipeline.targets import others_named, refusal
+from chops.pipeline.together import taken_along
 from chops.pipeline.tools import ToolRanker
 
 
@@ -196,6 +197,8 @@ class Executor:
                               description=op.description, result=result))
             if result.outcome.succeeded and following:
                 queue += [(n, a, True) for n, a in follow_ups(op, result.data, ctx.text)]
+            if not queue:  # the agenda's requests about other lines of the record read join this one
+                queue = [(n, a, True) for n, a in taken_along(ctx, fresh, self.choices, self.operations)]
         lookups.extend(fresh)
         # The result's data is kept with the turn: a later turn of the conversation may take ids from it.
         step["lookups"] = [lookup_record(s) for s in fresh]

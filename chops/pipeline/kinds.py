@@ -37,19 +37,13 @@ from chops.pipeline.relative import PRICE, comparisons, labels
 from chops.pipeline.walk import mentions, names_of, record_fields, records
 
 
-def kind(op: Operation) -> str:
-    """The kind of change ``op`` makes: the first word of its name ("return" of ``return_delivered_order_items``,
-    "change" of ``ChangeUploadLimit``), lower-case."""
-    return re.split(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])", op.name.strip("_"))[0].lower()
-
-
 def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
     """The kind of a write that is no swap which ``request`` names ("return", "cancel"), where it names no swap's kind
     ("exchange", or "modify": "exchange" said of a pending order's item change asks for that swap); else None."""
     writes = [op for op in operations if op.writes]
-    if any(op.choice_pairs() and named(kind(op), request) for op in writes):
+    if any(op.choice_pairs() and named(op.kind, request) for op in writes):
         return None
-    return next((k for op in writes if not op.choice_pairs() and named(k := kind(op), request)), None)
+    return next((k for op in writes if not op.choice_pairs() and named(k := op.kind, request)), None)
 
 
 ASKED = "know something"  # the kind of a request that names no change at all ("what's the tablet's storage?")
@@ -69,7 +63,7 @@ def _question(request: str) -> bool:
 
 def _swap_word(request: str, operations: Iterable[Operation]) -> bool:
     """Whether ``request`` names a swap's kind or a word that asks for a change (``_CHANGE_WORDS``)."""
-    words = [kind(op) for op in operations if op.writes and op.choice_pairs()] + list(_CHANGE_WORDS)
+    words = [op.kind for op in operations if op.writes and op.choice_pairs()] + list(_CHANGE_WORDS)
     return any(named(w, request) for w in words)
 
 

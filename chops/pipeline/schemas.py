@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.pipeline.choices import Options
+from chops.pipeline.each import EachOf
 
 # --- classifier -------------------------------------------------------------------------
 
@@ -124,19 +125,21 @@ def _plain(typ: Any) -> Any:
     return typ
 
 
-def _one_each(values: tuple[str, ...], groups: tuple[tuple[str, ...], ...]) -> Any:
-    """A list of ``values`` whose grammar takes one value of each group, of any non-empty selection of the groups
-    in their order (``CHOICES_ONE_EACH``): for groups A and B, ``[a]``, ``[b]`` or ``[a, b]``. The JSON schema
-    is a union of tuples (llama.cpp's grammar decodes ``prefixItems`` as exactly those positions);
-    the value is a plain list of the allowed values."""
+def _one_each(values: tuple[str, ...], each: EachOf) -> Any:
+    """A list of ``values`` whose grammar takes one value of each group, in their order, of every group where
+    ``each.every`` says so, else of any non-empty selection of them (``CHOICES_ONE_EACH``, ``chops.pipeline.each``):
+    for groups A and B, ``[a, b]``, or ``[a]``, ``[b]`` or ``[a, b]``. The JSON schema is a union of tuples
+    (llama.cpp's grammar decodes ``prefixItems`` as exactly those positions); the value is a plain list of the
+    allowed values."""
+    groups = each.groups
+    sizes = [len(groups)] if each.every else range(1, len(groups) + 1)
     tuples = [{"type": "array", "prefixItems": [{"enum": list(g)} for g in chosen],
                "minItems": len(chosen), "maxItems": len(chosen)}
-              for n in range(1, len(groups) + 1) for chosen in combinations(groups, n)]
+              for n in sizes for chosen in combinations(groups, n)]
     return Annotated[list[Literal[values]], WithJsonSchema({"anyOf": tuples})]  # type: ignore[valid-type]
 
 
-def _nullable_args_model(op: Any, allowed: dict[str, tuple[str, ...]],
-                         grouped: dict[str, tuple[tuple[str, ...], ...]]) -> type[BaseModel]:
+def _nullable_args_model(op: Any, allowed: dict[str, tuple[str, ...]], grouped: dict[str, EachOf]) -> type[BaseModel]:
     """The operation's arguments, keyed by their names, every one nullable; an argument in ``allowed`` may
     only be one of its values (``chops.pipeline.choices``: an id copied from a look-up, never invented), one
     in ``grouped`` one value of each of its groups (``_one_each``).

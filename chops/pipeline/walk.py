@@ -127,3 +127,9 @@ def holding(sources: list[Any], value: Any) -> list[dict]:
     """The records of ``sources`` with ``value`` among their scalars (an order by its id, an order's line by its
     item id)."""
     return [node for data in sources for node in records(data) if str(value) in scalars(node)]
+
+
+def lines_in(sources: list[Any], within: Any, paths: Iterable[str]) -> list[str]:
+    """The values at ``paths`` (an order's item ids) in the records holding ``within`` (the order's id), once per
+    line."""
+    return [v for node in holding(sources, within) for path in paths for v in every_value(node, path)]

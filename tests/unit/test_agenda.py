@@ -189,3 +189,45 @@ def test_a_request_split_off_a_message_is_never_declined_as_off_topic(shop, firs
                        "mistake." if first else "yes", history=history, turn_key="t:2", conversation_id="t")
     assert "Order #T0000004 is on its way." in res.reply and "only help with this platform" not in res.reply
     assert llm.pending() == {}
+
+
+KETTLE = "Please exchange the kettle from order #T0000003 for the steel one."
+SCARF = "The scarf in the same order needs exchanging too: the blue wool one, 100 percent wool."
+CHAIR = "And cancel order #T0000002, I no longer need it."
+
+
+def test_a_later_request_about_another_line_of_the_same_order_joins_the_swap(shop):
+    """An order's items change once: the scarf's exchange, a later request of the message, joins the kettle's once
+    the order's look-up shows both are its lines (``chops.pipeline.together``); the chair's cancel stays on the
+    agenda."""
+    agent, engine, llm = shop
+    llm.enqueue("executor", {"requests": [KETTLE, SCARF, CHAIR]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003",
+                                 item_ids=["k-glass-1l", "s-silk-red"], new_item_ids=["k-steel-1l", "s-wool-blue"],
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, " ".join([KETTLE, SCARF, CHAIR]), turn_key="j:1", conversation_id="j")
+    assert res.outcome == "pending_confirmation" and res.trace[AGENDA] == [CHAIR] and llm.pending() == {}
+    joined = next(s for s in res.trace["steps"] if s["role"] == "joined")
+    assert joined["requests"] == [SCARF] and joined["record"] == {"order_id": "#T0000003"}
+    acting = prompt_text(llm, "executor")
+    assert f"Message: {KETTLE} {SCARF}" in acting and "s-wool-blue" in acting  # the scarf's variants were read
+    assert res.steps[0]["args"]["new_item_ids"] == ["k-steel-1l", "s-wool-blue"]
+    assert order(engine, "#T0000003")["status"] == "delivered"  # nothing is written before the yes
+
+
+def test_a_later_request_about_another_order_or_of_another_kind_stays_on_the_agenda(shop):
+    agent, engine, llm = shop
+    other = "The scarf from order #T0000004 should be red instead."
+    ret = "And return the scarf of that order, please."
+    llm.enqueue("executor", {"requests": [KETTLE, other, ret]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-steel-1l"], payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, " ".join([KETTLE, other, ret]), turn_key="k:1", conversation_id="k")
+    assert res.trace[AGENDA] == [other, ret] and not any(s["role"] == "joined" for s in res.trace["steps"])
+    assert f"Message: {KETTLE}\n" in prompt_text(llm, "executor") + "\n"

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options, counterpart, typed_ids
+from chops.pipeline.each import EachOf
 from chops.pipeline.walk import values_at
 from chops.pipeline.schemas import plan_schema
 from tests.unit.pipeline_support import call, prompt_text, to_system, verdict
@@ -55,6 +56,10 @@ def test_each_id_argument_is_offered_what_its_keys_hold_plus_typed_ids():
     assert offered[(exchange, "new_item_ids")] == ("333", "444", "#W1000009")
     assert offered[(exchange, "payment_method_id")] == ("gift_card_1", "paypal_2", "#W1000009")
     assert set(offered[("get_product_details", "product_id")]) == {"p1", "p2", "#W1000009"}
+    # A bare number is offered only where the ids are numbers of its length ("1000 more pieces", train task 98).
+    numbers = options_of(ops, [PROFILE, ORDER, PRODUCT], ["1000", "555"])
+    assert numbers[(exchange, "new_item_ids")] == ("333", "444", "555")
+    assert numbers[(exchange, "order_id")] == ("#W1000001", "#W1000002")
     # Nothing looked up yet for an argument: it stays free text (typed ids alone do not close it).
     assert (exchange, "new_item_ids") not in options_of(ops, [PROFILE, ORDER], ["#W1000009"])
     # CPHOS declares none: its grammar is exactly as before.
@@ -373,7 +378,8 @@ def test_a_swaps_new_items_take_one_variant_of_each_product_the_message_names():
     def groups(message):
         return {arg: g for _, arg, _, g in arg_options(swap, [PROFILE, ORDER, PRODUCT, kettle], (), message)}
 
-    assert groups("swap the lamp and the kettle")["new_item_ids"] == (("333", "444"), ("555", "556"))
+    # The order holds no kettle: any selection of the two, as the model chooses (chops.pipeline.each).
+    assert groups("swap the lamp and the kettle")["new_item_ids"] == EachOf((("333", "444"), ("555", "556")))
     assert groups("the lamp only")["new_item_ids"] == ()  # one product: a plain list (two lamp lines may change)
     assert groups("swap something")["new_item_ids"] == ()  # nothing named
     assert groups("swap the lamp and the kettle")["item_ids"] == ()  # the old lines follow the new items (paired)

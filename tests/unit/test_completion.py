@@ -154,3 +154,20 @@ def test_the_grammar_offers_only_the_payment_method_the_customer_named():
     assert methods["payment_method_id"] == ("paypal_mia",)
     unnamed_yet = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, ["pay another way"])}
     assert set(unnamed_yet["payment_method_id"]) == {"gift_card_mia", "credit_card_mia", "paypal_mia"}
+
+
+def test_a_cancel_reason_the_customer_did_not_give_is_asked_for(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, "Please cancel my order #T0000002", turn_key="r:1", conversation_id="r")
+    assert asked.outcome == "refused_missing_args" and "reason" in asked.reply.lower(), asked.reply
+    assert order(engine, "#T0000002")["status"] == "pending"
+    cancel = OPERATIONS["cancel_pending_order"]
+    for said, reason in (("I don't need it anymore", "no longer needed"), ("They're no longer needed", "no longer needed"),
+                         ("I bought it by mistake", "ordered by mistake")):
+        assert unnamed(cancel, {"order_id": "#T0000002", "reason": reason}, [], [said]) == [], said
+    assert unnamed(cancel, {"order_id": "#T0000002", "reason": "ordered by mistake"}, [], ["I don't need it"]) == [
+        "reason"]

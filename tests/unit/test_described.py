@@ -87,6 +87,35 @@ def test_what_the_customer_wants_counts_before_what_their_line_already_is():
     assert new_items("It's #W0000042.", "Swap my sweater for a navy XL") == ("sw-navy-xl-v-neck", "beanie-2")
 
 
+def test_a_variant_with_a_feature_said_as_not_wanted_is_left_out_while_another_is_left():
+    # "Instead of" (an article aside): no wool one, though the wool is what the line is; the rest as they were.
+    assert new_items("I'd like the sweater in cotton instead of wool") == ("sw-red-m-cotton", "beanie-2")
+    assert new_items("any sweater rather than a red one") == (
+        "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
+    # Every available one has it: none is left out for it.
+    assert new_items("the beanie in something other than white") == ("sw-red-m-cotton", "sw-green-l-wool",
+                                                                    "sw-green-l-cotton", "sw-navy-xl-v-neck",
+                                                                    "beanie-2")
+
+
+def test_with_no_feature_said_whole_a_word_of_one_picks():
+    hub = {"product_id": "p-hub", "name": "Smart Plug", "variants": {
+        "hub-1": "Orbit Voice, black; $20.00; available", "hub-2": "Zenith Assistant, black; $21.00; available",
+        "hub-3": "Zenith Assistant, white; $22.00; available", "hub-4": "Lumen Link, black; $19.00; available"}}
+    order = {**ORDER, "items": [{"item_id": "hub-4", "product_id": "p-hub", "name": "Smart Plug",
+                                 "options": "compatibility: Lumen Link, color: black"}]}
+    sources = (PROFILE, order, hub)
+    # "Zenith Home" is no listed feature; its "Zenith" is a word of one the old line lacks (train task 0's thermostat).
+    assert new_items("a smart plug that works with Zenith Home", sources=sources) == ("hub-2", "hub-3")
+    # Not a word of the old line's, nor one said as not wanted, nor a short one.
+    assert new_items("a plug for Zenith Home instead of Lumen Link", sources=sources) == ("hub-2", "hub-3")
+    assert new_items("a smart plug without the Lumen link", sources=sources) == ("hub-1", "hub-2", "hub-3")
+    assert new_items("a plug other than Orbit, please", sources=sources) == ("hub-1", "hub-2", "hub-3")
+    # Features said whole but ranked ("first, then") narrow nothing, and no word of theirs either (train task 6).
+    assert new_items("a smart plug, Orbit Voice first, then Zenith Assistant", sources=sources) == (
+        "hub-1", "hub-2", "hub-3")
+
+
 def test_alternatives_the_customer_ranks_count_for_none():
     # Green or navy, whichever they have: both colours are in the same place of the line, so neither narrows;
     # cotton still does.

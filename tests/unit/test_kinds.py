@@ -7,7 +7,7 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import against_price, kind, other_items, swap_refusal, unasked_swap
+from chops.pipeline.kinds import against_price, other_items, swap_refusal, unasked_swap
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -26,8 +26,8 @@ def _asked(request: str, op=EXCHANGE, args=SWAP, earlier: tuple[str, ...] = ()) 
 
 
 def test_the_kind_of_an_operation_is_the_first_word_of_its_name():
-    assert [kind(EXCHANGE), kind(MODIFY), kind(OPERATIONS["cancel_pending_order"])] == ["exchange", "modify", "cancel"]
-    assert kind(type(EXCHANGE)(**{**EXCHANGE.__dict__, "name": "ChangeUploadLimit"})) == "change"
+    assert [EXCHANGE.kind, MODIFY.kind, OPERATIONS["cancel_pending_order"].kind] == ["exchange", "modify", "cancel"]
+    assert type(EXCHANGE)(**{**EXCHANGE.__dict__, "name": "ChangeUploadLimit"}).kind == "change"
 
 
 @pytest.mark.parametrize("request_text, instead", [
