@@ -17,15 +17,19 @@ def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] =
 
 
 def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], unchanged: str | None = None,
-           asked_by: tuple[str, ...] = (), **counterparts: str) -> Operation:
+           asked_by: tuple[str, ...] = (), unasked_by: tuple[str, ...] = (), **counterparts: str) -> Operation:
     return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
-                     counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by)
+                     counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by,
+                     unasked_by=unasked_by)
 
 
 # A payment change is offered only where the customer speaks of paying (``Operation.asked_by``): the 1.5B proposed it
 # for "change my pending t-shirt to purple" and for returns, asked the customer which card, and was refused ("already
 # paid with it") turn after turn (train tasks 3, 34, 103).
 PAYING = ("pay", "card", "gift", "paypal", "charg", "付", "卡")
+# Not where the request speaks of a difference to pay: "change the shoes to item …, and use my gift card to cover any
+# extra charge" had the 1.5B change the order's payment method (train task 21).
+DIFFERENCE = ("difference", "extra", "additional", "差价")
 # So is an address change where the customer speaks of an address: with the payment change withheld, the 1.5B proposed
 # the order's own address for "change the boots in my pending order to size 8" (train task 15; 11, 19).
 ADDRESSING = ("address", "ship", "send", "sent", "street", "avenue", "road", "move", "moving", "live", "house",
@@ -64,7 +68,8 @@ _OPS = [
     _write("modify_pending_order_address", "Change the shipping address of a pending order (not the customer's "
            "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER, asked_by=ADDRESSING),
     _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
-           "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER, asked_by=PAYING),
+           "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER, asked_by=PAYING,
+           unasked_by=DIFFERENCE),
     _write("modify_pending_order_items", "Change items of a pending order to other options of the same products; "
            "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items, SWAP,
            delivered="exchange_delivered_order_items"),  # the same swap, for an order already delivered

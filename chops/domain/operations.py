@@ -75,7 +75,9 @@ class Operation:
     meant when every value of a ``CHOICES_PAIRED`` argument is paired with itself (an exchange of items for
     themselves is their return: ``chops.pipeline.choices.for_themselves``). ``asked_by``: for a write a small
     model proposes where nobody asked for it, the words one of which the customer's messages must hold for it to be
-    offered at all (``asked_in``; empty: always offered).
+    offered at all (``asked_in``; empty: always offered); ``unasked_by``: words that, in the request itself, speak of
+    another operation's part, so this one is not offered for it ("use my gift card for any extra charge" is a swap's
+    price difference, not a change of the order's payment method).
     """
 
     name: str
@@ -91,12 +93,15 @@ class Operation:
     follows: tuple[tuple[str, str, str, str], ...] = ()
     unchanged: str | None = None  # the operation meant when each new value of its pairs is its old one
     asked_by: tuple[str, ...] = ()
+    unasked_by: tuple[str, ...] = ()
 
-    def asked_in(self, texts: Iterable[str]) -> bool:
+    def asked_in(self, texts: Iterable[str], request: str = "") -> bool:
         """Whether ``texts`` ask for this operation: ``asked_by`` is empty, or one of its words starts a word of
-        theirs, case-blind ("pay" in "Paying"); a word in a script without spaces (Chinese) anywhere in them."""
+        theirs, case-blind ("pay" in "Paying"); a word in a script without spaces (Chinese) anywhere in them; and
+        the ``request`` holds none of ``unasked_by`` so."""
         text = " ".join(texts)
-        return not self.asked_by or any(named(w, text) for w in self.asked_by)
+        return (not self.asked_by or any(named(w, text) for w in self.asked_by)) \
+            and not any(named(w, request) for w in self.unasked_by)
 
     @property
     def kind(self) -> str:

@@ -71,11 +71,19 @@ _CONDITION = re.compile(r"^(?:(?:but |and |or |then )?(?:if|otherwise|unless|in 
                         r"|i(?:'d| would)? prefer)\b|如果|否则|要是|不然)", re.IGNORECASE)
 
 
+# A request that only says how to pay what the one before may cost: "use my gift card to cover any extra charge" was
+# taken up alone as a change of the order's payment method (train task 21).
+_PAYING = re.compile(r"^(?:(?:and|but|then|also) )?(?:please )?(?:use|pay|charge|put|cover|bill)\b|^(?:用|请用)",
+                     re.IGNORECASE)
+_DIFFERENCE = re.compile(r"\b(?:difference|extra|additional)\b|差价", re.IGNORECASE)
+
+
 def _with_conditions(parts: list[str]) -> list[str]:
-    """``parts`` with each one that is a condition, a fallback or a preference joined to the request before it."""
+    """``parts`` with each one that is a condition, a fallback, a preference or how to pay the difference joined to
+    the request before it."""
     out: list[str] = []
     for part in parts:
-        if out and _CONDITION.match(part):
+        if out and (_CONDITION.match(part) or (_PAYING.match(part) and _DIFFERENCE.search(part))):
             out[-1] = f"{out[-1].rstrip('.')}; {part[0].lower()}{part[1:]}"
         else:
             out.append(part)

@@ -16,8 +16,8 @@ names no change at all (no kind of write, no word such as "change", "swap", "rep
 of the tablet I ordered?", the 1.5B proposed the tablet's exchange for one with more storage (train task 43); only a
 question, since a customer who asked for the change before may say "the jigsaw to the easiest one". And a
 swap of items the request does not name where it names others of the order ("just the desk lamp" and the water
-bottle: ``other_items``), or against the price the customer asked for ("only if they're cheaper" and a dearer one:
-``against_price``).
+bottle: ``other_items``), one for another variant where the customer asked for the same item (``not_the_same``), or
+against the price the customer asked for ("only if they're cheaper" and a dearer one: ``against_price``).
 
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
 names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
@@ -133,6 +133,29 @@ def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: I
     return ", ".join(said) if said and swapped and not any(mentions(request, n) for n in swapped) else None
 
 
+_SAME = re.compile(r"\b(?:the )?(?:very |exact(?:ly)? )?same (?:item|one|model|product|thing|variant|kind)\b(?! but)"
+                   r"|\bidentical\b|同款|一模一样", re.IGNORECASE)
+
+
+def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
+                 sources: Iterable[Any]) -> str | None:
+    """The features a swapped line's new item has and the line lacks where ``request`` asks for the same item
+    ("exchange the tablet for the same item", not "the same one but in red") and the customer's words mention none
+    of them; else None. Asked for "the same item, else just return it", the 1.5B proposed a 7-inch tablet for the
+    10-inch one (train task 30)."""
+    if not _SAME.search(request):
+        return None
+    texts = list(texts)
+    lines = descriptions(node for data in sources for node in records(data))
+    for old_arg, pair in op.choice_pairs().items():
+        for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
+            wanted = [f for f in features(lines.get(str(new), "")) if f not in features(lines.get(str(old), ""))
+                      and not f.startswith("$") and f != "available"]
+            if wanted and not set(wanted) & mentioned_features(lines.get(str(new), ""), texts):
+                return ", ".join(wanted)
+    return None
+
+
 def _price(description: str) -> float | None:
     """A variant's price: its feature that starts with "$"."""
     found = next((f for f in features(description) if f.startswith("$")), None)
@@ -144,7 +167,8 @@ def _price(description: str) -> float | None:
 
 def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                  texts: Iterable[str], sources: Iterable[Any]) -> OperationResult | None:
-    """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``other_items``, ``against_price``), or None."""
+    """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``other_items``, ``not_the_same``,
+    ``against_price``), or None."""
     texts, sources = list(texts), list(sources)
     instead = unasked_swap(op, args, operations, request, texts, sources)
     if instead is not None:
@@ -156,6 +180,11 @@ def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
         return OperationResult(
             operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": named_instead},
             message=f"Not run: you asked about the {named_instead}, not the items this would change")
+    changed = not_the_same(op, args, request, texts, sources)
+    if changed is not None:
+        return OperationResult(
+            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": "the same item"},
+            message=f"Not run: you asked for the same item, and this one differs ({changed})")
     side = against_price(op, args, texts, sources)
     if side is not None:
         return OperationResult(

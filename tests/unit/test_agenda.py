@@ -149,6 +149,8 @@ def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop):
     "Otherwise ship order #T0000001 to my home address.",
     "I'd prefer the glass one for order #T0000001.",
     "如果不行，就把订单 #T0000001 寄到我家。",
+    "Use my gift card to cover any extra charge.",  # how to pay the difference (train task 21)
+    "And pay the difference with PayPal, please.",
 ])
 def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(shop, fallback):
     agent, _, llm = shop
@@ -161,6 +163,12 @@ def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(sh
     split = next(s for s in res.trace["steps"] if s.get("split"))
     assert len(split["requests"]) == 1 and split["requests"][0].startswith("Cancel order #T0000002, I ordered")
     assert fallback[1:] in split["requests"][0] and not res.trace.get(AGENDA)
+
+
+def test_a_request_that_pays_a_difference_of_its_own_stays_a_request():
+    from chops.pipeline.agenda import _with_conditions
+    parts = [CANCEL, "Exchange the scarf in #T0000003 for a blue one and pay the difference with PayPal."]
+    assert _with_conditions(parts) == parts
 
 
 @pytest.mark.parametrize("first", [True, False])

@@ -107,3 +107,17 @@ def test_a_swap_of_items_the_request_does_not_name_where_it_names_others_of_the_
     assert refused is not None and "asked about the Scarf" in refused.message
     assert other_items(EXCHANGE, SWAP, "swap the kettle for the steel one", sources) is None  # names it
     assert other_items(EXCHANGE, SWAP, "swap it for the steel one", sources) is None  # names no item at all
+
+
+@pytest.mark.parametrize("request_text, refused", [
+    ("My kettle arrived broken: exchange it for the same item, or else just return it", True),
+    ("Can I get the very same one instead? If not, a refund.", True),
+    ("An identical kettle please", True),
+    ("The same one but in steel, please", False),  # the feature that differs is asked for
+    ("Exchange the kettle for the same capacity in steel", False),  # "same" of an option, not of the item
+    ("Swap the kettle for a steel one", False),
+])
+def test_a_swap_to_another_variant_where_the_same_item_is_asked_for_is_refused(request_text, refused):
+    found = swap_refusal(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
+    assert (found is not None) is refused
+    assert not refused or ("same item" in found.message and "steel" in found.message)

@@ -93,6 +93,9 @@ def _offered(llm: ScriptedLLM, index: int) -> str:
     ("Please cancel order #T0000002, I ordered it by mistake", False, False),
     ("Can I pay order #T0000001 with my gift card instead?", True, False),
     ("Paying #T0000001 by PayPal would suit me better", True, False),
+    # A swap's price difference is no payment change (train task 21).
+    ("Change the kettle in #T0000001 to the glass one and use my gift card for any extra charge", False, False),
+    ("Glass kettle for #T0000001 please, PayPal for the difference", False, False),
     ("订单 #T0000001 我想用礼品卡付款", True, False),
     ("Ship my pending order #T0000001 to 5 Oak Road, Testville", False, True),
     ("I moved house: my new address is 5 Oak Road", False, True),
