@@ -68,8 +68,9 @@ def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any],
 def repeated(op: Operation, args: dict[str, Any], texts: Iterable[str]) -> dict[str, Any] | None:
     """``args`` with each optional part of a ``CHOICES_RECORD`` group that repeats another part's value reset to its
     default, where no one of the customer's ``texts`` holds that value as often as the parts do; None when nothing
-    changes. Given "101 Highway, New York, NY 10001", the 1.5B wrote "New York" as the address's second line and its
-    city (train task 22)."""
+    changes; so too a part each comma-separated piece of which does. Given "101 Highway, New York, NY 10001", the 1.5B
+    wrote "New York" as the address's second line and its city (train task 22); given "1234 Elm St, Springfield, IL,
+    62701", "Springfield, IL, 62701" as the second line (train task 59)."""
     said = [" ".join(t.split()).casefold() for t in texts]
     fields_info = {info.alias or name: info for name, info in op.args_model.model_fields.items()}
     out = dict(args)
@@ -78,12 +79,20 @@ def repeated(op: Operation, args: dict[str, Any], texts: Iterable[str]) -> dict[
             info, value = fields_info.get(f), out.get(f)
             if info is None or info.is_required() or _blank(value):
                 continue
-            holders = [g for g in fields if not _blank(out.get(g)) and _same(out[g], value)]
-            # The most any one message says it: a request split off the message repeats the message's words.
-            written = max((t.count(" ".join(str(value).split()).casefold()) for t in said), default=0)
-            if len(holders) > 1 and written < len(holders):
+            # The value, or each of its comma-separated pieces ("Springfield, IL, 62701" as the second line too).
+            pieces = [p for p in (x.strip() for x in str(value).split(",")) if p]
+            if all(_said_less(piece, [out.get(g) for g in fields if g != f], said) for piece in pieces):
                 out[f] = info.default
     return out if out != args else None
+
+
+def _said_less(value: str, others: list[Any], said: list[str]) -> bool:
+    """Whether one of the ``others`` parts holds ``value`` too and no one of the customer's messages (``said``,
+    folded) holds it as often as the parts do."""
+    holders = 1 + sum(1 for p in others if not _blank(p) and _same(p, value))
+    # The most any one message says it: a request split off the message repeats the message's words.
+    written = max((t.count(" ".join(value.split()).casefold()) for t in said), default=0)
+    return holders > 1 and written < holders
 
 
 def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: Iterable[str]) -> list[str]:
