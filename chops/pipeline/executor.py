@@ -11,9 +11,8 @@ gets exactly one step (the model's first plan is the proposal), with the same pr
 Each step's grammar lets an id argument take only the ids the profile and the look-ups so far listed, or the
 customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them. It offers no write whose ids
 no look-up has listed yet while a look-up is offered (``_looked_up_first``), nor one the customer's words do not ask
-for (``Operation.asked_by``).
-An address the plan names from the customer's data is completed from it (``chops.pipeline.completion``); a swap the
-request does not ask for is refused and redone (``chops.pipeline.kinds``).
+for (``Operation.asked_by``). A plan is repaired (``chops.pipeline.repairs``); a swap the request does not ask for
+is refused and redone (``chops.pipeline.kinds``); agenda requests about the order read join (``.together``).
 
 Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
 short list of operations. Where the list is shown depends on ``layout``: ``cached`` keeps the whole list in
