@@ -245,7 +245,7 @@ class Executor:
             others += [who for who in others_named(self.api, ctx, s.args) if who not in others]
         # A swap the request does not ask for (it asks to return or cancel), or against the price it asks for.
         unasked = next((r for s in writes if (r := swap_refusal(self.operations[s.operation], s.args, self.choices,
-                                                                ctx.text, ctx.user_texts, seen))), None)
+                                                                ctx.text, ctx.user_texts, seen, ctx.message))), None)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
         if others:

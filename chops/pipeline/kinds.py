@@ -68,10 +68,11 @@ def _swap_word(request: str, operations: Iterable[Operation]) -> bool:
 
 
 def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
-                 texts: Iterable[str], sources: Iterable[Any]) -> str | None:
+                 texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> str | None:
     """The kind the ``request`` asks for instead of the swap ``op`` with ``args``, or None (not a swap, or one the
     customer may have asked for): see the module docstring. ``texts``: the customer's messages; ``sources``: the
-    profile's data and the look-ups, which describe the old lines and the new items."""
+    profile's data and the look-ups, which describe the old lines and the new items; ``message``: the whole message
+    where ``request`` is one request split off it."""
     pairs = op.choice_pairs()
     if not pairs:
         return None
@@ -80,7 +81,9 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     if instead is None:
         return None
     nodes = [node for data in sources for node in records(data)]
-    texts = list(texts)
+    # A question split off a ``message`` is read without the rest of it: "what's the tracking number?" had the rest
+    # ("exchange the tablet for the same item") count as a comparison, and a tablet's exchange was committed (task 30).
+    texts = [t for t in texts if instead != ASKED or message is None or t != message]
     if any(named(str(new), text) for pair in pairs.values() for new in args.get(pair["partner"]) or ()
            for text in texts):
         return None  # the new item's id typed: "the laptop to item 9844888101"
@@ -166,11 +169,11 @@ def _price(description: str) -> float | None:
 
 
 def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
-                 texts: Iterable[str], sources: Iterable[Any]) -> OperationResult | None:
+                 texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
     """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``other_items``, ``not_the_same``,
     ``against_price``), or None."""
     texts, sources = list(texts), list(sources)
-    instead = unasked_swap(op, args, operations, request, texts, sources)
+    instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
         return OperationResult(
             operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": instead},

@@ -61,6 +61,13 @@ def test_a_swap_the_request_may_ask_for_is_left_alone(request_text, earlier):
 def test_a_swap_for_a_request_that_names_no_change_at_all_is_refused(request_text):
     assert _asked(request_text) == "know something"
     assert _asked(request_text.rstrip("?？") + ", or else switch it") is None  # a word asking for a change
+    # A question split off a message is read alone: the rest of the message comparing ("a cheaper one") or naming a
+    # feature (steel) does not make it ask for the swap (train task 30).
+    whole = f"{request_text} Then exchange it for a cheaper one in steel."
+    assert unasked_swap(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text, whole], [ORDER, KETTLE],
+                        whole) == "know something"
+    # An earlier message of the conversation still counts: "can you do that?" after asking for the steel one.
+    assert _asked(request_text, earlier=("Exchange it for a cheaper one in steel",)) is None
 
 
 def test_the_kind_of_another_swap_asks_for_this_one():
