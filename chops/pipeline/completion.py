@@ -91,7 +91,8 @@ def _said_less(value: str, others: list[Any], said: list[str]) -> bool:
     folded) holds it as often as the parts do."""
     holders = 1 + sum(1 for p in others if not _blank(p) and _same(p, value))
     # The most any one message says it: a request split off the message repeats the message's words.
-    written = max((t.count(" ".join(value.split()).casefold()) for t in said), default=0)
+    whole = re.compile(rf"(?<!\w){re.escape(' '.join(value.split()).casefold())}(?!\w)")  # "IL" is not in "still"
+    written = max((len(whole.findall(t)) for t in said), default=0)
     return holders > 1 and written < holders
 
 

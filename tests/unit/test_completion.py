@@ -77,7 +77,7 @@ def test_an_optional_part_repeating_another_that_the_customer_wrote_once_is_left
     assert repeated(home, {**new, "address2": "Springfield", "city": "Springfield"}, twice) is None
     assert repeated(home, {**new, "state": "New York"}, said) is None
     # Each piece of the second line one of the other parts, written once (train task 59).
-    elm = ["Ship #W1 to my new home: 1234 Elm St, Springfield, IL, 62701"]
+    elm = ["Why is it still pending? Ship #W1 to my new home: 1234 Elm St, Springfield, IL, 62701"]  # "IL" in "still"
     to = {"address1": "1234 Elm St", "city": "Springfield", "state": "IL", "country": "USA", "zip": "62701"}
     assert repeated(home, {**to, "address2": "Springfield, IL, 62701"}, elm) == {**to, "address2": ""}
     assert repeated(home, {**to, "address2": "Unit 4, Springfield"}, elm) is None  # a piece of its own
