@@ -113,7 +113,8 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
             continue
         if not op.choice_keys().get(arg):  # a value of no record (a reason): named by its last word
             last = [_root(w) for w in stems(str(value).split()[-1])]
-            if not last or not any(_root(m) in last for m in words):
+            # Not told from words of another script (不需要了): the model's reading stands, as before.
+            if last and not any(_HAN.search(t) for t in said) and not any(_root(m) in last for m in words):
                 out.append(arg)
             continue
         keys = {path.split(".")[-1] for path in op.choice_keys().get(arg, ())}
@@ -147,6 +148,9 @@ def named_options(operations: Iterable[Operation], options: Options, sources: It
 def _held(op: Operation, arg: str, sources: list[Any]) -> set[str]:
     """The values of ``arg`` that ``sources`` hold (its ``CHOICES_FROM`` paths)."""
     return {v for data in sources for path in op.choice_keys().get(arg, ()) for v in values_at(data, path)}
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _root(word: str) -> str:

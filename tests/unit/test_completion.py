@@ -176,3 +176,5 @@ def test_a_cancel_reason_the_customer_did_not_give_is_asked_for(shop):  # noqa: 
         assert unnamed(cancel, {"order_id": "#T0000002", "reason": reason}, [], [said]) == [], said
     assert unnamed(cancel, {"order_id": "#T0000002", "reason": "ordered by mistake"}, [], ["I don't need it"]) == [
         "reason"]
+    # In Chinese the words cannot tell: the model's reading stands (asked again, the customer could never answer it).
+    assert unnamed(cancel, {"order_id": "#T0000002", "reason": "no longer needed"}, [], ["取消订单，不需要了"]) == []
