@@ -164,10 +164,9 @@ def _places(wanted: dict[str, set[tuple[int, str]]]) -> dict[int, set[str]]:
     return places
 
 
-def _scores(group: list[str], said: str, described: dict[str, str], old: set[str]) -> dict[str, int]:
-    """``{value: how many of the features asked for (``_asked_for``) it has}``, counting only those that have no
-    alternative mentioned in the same place ("battery first, then USB": the customer is ranking them)."""
-    wanted = _asked_for(group, said, described, old)
+def _scores(wanted: dict[str, set[tuple[int, str]]]) -> dict[str, int]:
+    """``{value: how many of the features asked for (``wanted``: ``_asked_for``) it has}``, counting only those that
+    have no alternative mentioned in the same place ("battery first, then USB": the customer is ranking them)."""
     places = _places(wanted)
     return {v: sum(1 for i, _ in w if len(places[i]) == 1) for v, w in wanted.items()}
 
@@ -198,10 +197,9 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
         said = _words(about(texts, name, known, mentions))
         # Not one with a feature said as the one not wanted ("Google Home instead of Apple HomeKit"), where any is left.
         usable = [v for v in usable if not any(_refused(f, said) for f in features(described.get(v, "")))] or usable
-        scores = _scores(usable, said, described, old.get(name, set()))
-        if not any(_asked_for(usable, said, described, old.get(name, set())).values()):
-            # No feature said whole (nor ranked): one word of one ("Google Home": "Google Assistant").
-            scores = _partly(usable, said, described, old.get(name, set()))
+        wanted = _asked_for(usable, said, described, old.get(name, set()))
+        # No feature said whole (nor ranked): one word of one ("Google Home": "Google Assistant").
+        scores = _scores(wanted) if any(wanted.values()) else _partly(usable, said, described, old.get(name, set()))
         best = max(scores.values())
         keep.update(v for v in usable if scores[v] == best)
     return [v for v in values if v in keep]

@@ -35,13 +35,14 @@ def taken_along(ctx: TurnContext, fresh: list[Step], operations: Iterable[Operat
     if not todo or not swaps or any(named(k, ctx.text) for k in kinds):
         return []
     calls: list[tuple[str, dict[str, Any]]] = []
+    listed = _records(swaps, ctx)
     for read in fresh:
         data = read.result.data if read.result is not None and read.result.outcome.succeeded else None
         names = _line_names(swaps, read, data)
         if not any(mentions(ctx.text, n) for n in names):
             continue  # not the record this request is about
         others = [n for n in names if not mentions(ctx.text, n)]
-        records = _records(swaps, ctx) - set(map(str, read.args.values()))
+        records = listed - set(map(str, read.args.values()))
         joined = [part for part in todo if any(asked_to_change(part, n, kinds) for n in others)
                   and not records & set(typed_ids([part]))]  # no other record typed ("the scarf from #W2")
         for part in joined:

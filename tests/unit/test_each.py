@@ -10,6 +10,7 @@ from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options
 from chops.pipeline.each import EachOf, asked_to_change
 from chops.pipeline.schemas import plan_schema
+from chops.pipeline.walk import records
 
 KINDS = ("return", "cancel")
 ORDER = {"order_id": "#W1000001", "status": "delivered",
@@ -62,19 +63,8 @@ def test_every_product_of_the_known_order_the_message_asks_to_change_is_taken():
 
 def _new_items_schema(schema):
     """The alternatives of the swap's ``new_item_ids`` in a plan schema."""
-    found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "new_item_ids" in (node.get("properties") or {}):
-                found.append(node["properties"]["new_item_ids"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-    walk(schema.model_json_schema())
-    return [option for node in found for option in node["anyOf"]]
+    return [option for node in records(schema.model_json_schema())
+            for option in ((node.get("properties") or {}).get("new_item_ids") or {}).get("anyOf", [])]
 
 
 def test_a_product_not_asked_for_or_two_orders_holding_them_leave_the_selection_to_the_model():

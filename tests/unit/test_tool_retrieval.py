@@ -18,6 +18,7 @@ from chops.domain.operations import operation_lines
 from chops.llm import ScriptedLLM
 from chops.pipeline.schemas import plan_schema
 from chops.pipeline.tools import ToolRanker, operation_text
+from chops.pipeline.walk import records
 from chops.records import TurnRecord
 from chops.settings import get_settings
 from chops.store import ConversationStore
@@ -46,19 +47,10 @@ def engine(sqlite_url):
 def offered(schema) -> set[str]:
     """The operation names a plan schema lets the model write."""
     found: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            op = (node.get("properties") or {}).get("operation")
-            if isinstance(op, dict):
-                found.update([op["const"]] if "const" in op else op.get("enum", []))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(schema.model_json_schema())
+    for node in records(schema.model_json_schema()):
+        op = (node.get("properties") or {}).get("operation")
+        if isinstance(op, dict):
+            found.update([op["const"]] if "const" in op else op.get("enum", []))
     return found
 
 
