@@ -31,4 +31,5 @@ def build_agent(settings: Settings, pack: DomainPack, api: SystemApi, llm: Any, 
         tools = ToolRanker(api.operations, embedder, top_k=settings.tool_top_k)
     return Agent(api, llm, settings, index, approvals=approvals, memory=memory, router=routing,
                  pending=PendingChanges(engine, settings.confirm_ttl_s), prompts=pack.prompts,
-                 closing_question=pack.closing_question, tools=tools, split_requests=pack.split_requests)
+                 closing_question=pack.closing_question, tools=tools, split_requests=pack.split_requests,
+                 currency=pack.currency)

@@ -14,12 +14,14 @@ import io
 import logging
 import re
 from collections.abc import Iterable
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
 from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_currency
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "chops"
@@ -84,6 +86,12 @@ def translate(lang: str, msgid: str, *, locale_dir: Path = LOCALE_DIR, **params:
     except (KeyError, IndexError, ValueError):
         log.warning("catalog %s: bad placeholders in the translation of %r", lang, msgid)
         return msgid.format(**params)
+
+
+def money(amount: Decimal, currency: str, lang: str) -> str:
+    """``amount`` of ``currency`` (ISO 4217) as ``lang`` writes it ("$1,234.50" / "US$1,234.50"), by Babel's CLDR
+    data."""
+    return format_currency(amount, currency, locale=lang if lang in LANGUAGES else SOURCE_LANGUAGE)
 
 
 def join_list(items: list[str], lang: str) -> str:

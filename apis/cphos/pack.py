@@ -18,6 +18,7 @@ class CphosPack:
 
     name = "cphos"
     router_examples = Path(__file__).with_name("router_examples.jsonl")
+    currency = None  # its operations move no money
     closing_question = False  # replies stay as the CPHOS figures were measured
     split_requests = False  # several changes are one plan of up to three calls, verified together
     prompts = Path(__file__).with_name("prompts")  # CPHOS's wording and made-up examples, over the generic prompts/

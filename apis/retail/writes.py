@@ -24,7 +24,8 @@ from apis.retail.views import customer_view, order_view
 from chops.domain.outcomes import InvalidArgument, PreconditionFailed
 
 Row = dict[str, Any]
-Reply = tuple[str, Any]
+# (message, data[, money]): money as ``OperationResult.money`` has it, a refund positive, a charge negative.
+Reply = tuple[str, Any] | tuple[str, Any, Decimal]
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 GIFT_CARD = "gift_card"
 ZERO = Decimal("0.00")
@@ -100,10 +101,14 @@ def _gift_card_covers(method: Row, amount: Decimal, what: str) -> None:
                                  f"the {_usd(amount)} {what}.")
 
 
-def _credit_gift_card(uow: RetailUnitOfWork, method: Row | None, amount: Decimal) -> None:
-    """Add ``amount`` (negative: take) to ``method``'s balance when it is a gift card."""
-    if method is not None and method["source"] == GIFT_CARD:
-        uow.payment_methods.set_balance(method, method["balance"] + amount)
+def _credit_gift_card(uow: RetailUnitOfWork, method: Row | None, amount: Decimal) -> str:
+    """Add ``amount`` (negative: take) to ``method``'s balance when it is a gift card; what the message says of
+    the new balance (customers ask what is left on the card after a change), else ""."""
+    if method is None or method["source"] != GIFT_CARD:
+        return ""
+    balance = method["balance"] + amount
+    uow.payment_methods.set_balance(method, balance)
+    return f" {method['payment_method_id']} now holds {_usd(balance)}."
 
 
 def cancel_pending_order(uow: RetailUnitOfWork, actor: Row, args: a.CancelArgs) -> Reply:
@@ -119,13 +124,15 @@ def cancel_pending_order(uow: RetailUnitOfWork, actor: Row, args: a.CancelArgs) 
         sign = 1 if p["transaction_type"] == "payment" else -1
         paid[p["payment_method_id"]] = paid.get(p["payment_method_id"], ZERO) + sign * p["amount"]
     refunds = [(method_id, amount) for method_id, amount in paid.items() if amount > 0]
+    balances = ""
     for method_id, amount in refunds:
         uow.orders.add_payment(order, "refund", amount, method_id)
-        _credit_gift_card(uow, uow.payment_methods.get(actor["user_id"], method_id), amount)
+        balances += _credit_gift_card(uow, uow.payment_methods.get(actor["user_id"], method_id), amount)
     uow.orders.update(order, {"status": "cancelled", "cancel_reason": reason})
     told = "; ".join(f"{_usd(amt)} to {mid}" + (" (credited now)" if mid.startswith(GIFT_CARD) else
                                                  " (in 5-7 business days)") for mid, amt in refunds)
-    return f"Order {order['order_id']} is cancelled. Refund: {told or 'nothing was paid'}.", order_view(order)
+    return (f"Order {order['order_id']} is cancelled. Refund: {told or 'nothing was paid'}.{balances}",
+            order_view(order), sum((amt for _, amt in refunds), ZERO))
 
 
 def modify_pending_order_address(uow: RetailUnitOfWork, actor: Row, args: a.OrderAddressArgs) -> Reply:
@@ -151,10 +158,10 @@ def modify_pending_order_payment(uow: RetailUnitOfWork, actor: Row, args: a.Paym
     _gift_card_covers(new, amount, "the order costs")
     uow.orders.add_payment(order, "payment", amount, new["payment_method_id"])
     uow.orders.add_payment(order, "refund", amount, old_id)
-    _credit_gift_card(uow, new, -amount)
-    _credit_gift_card(uow, uow.payment_methods.get(actor["user_id"], old_id), amount)
+    balances = _credit_gift_card(uow, new, -amount)
+    balances += _credit_gift_card(uow, uow.payment_methods.get(actor["user_id"], old_id), amount)
     return (f"Order {order['order_id']} is now paid with {new['payment_method_id']} ({_usd(amount)}); {old_id} is "
-            "refunded.", order_view(order))
+            f"refunded.{balances}", order_view(order))
 
 
 def modify_pending_order_items(uow: RetailUnitOfWork, actor: Row, args: a.SwapArgs) -> Reply:
@@ -171,10 +178,10 @@ def modify_pending_order_items(uow: RetailUnitOfWork, actor: Row, args: a.SwapAr
     # One entry for the total difference, as the policy and tau2 record it (a zero difference is a 0.00 refund).
     kind = "payment" if difference > 0 else "refund"
     uow.orders.add_payment(order, kind, abs(difference), method["payment_method_id"])
-    _credit_gift_card(uow, method, -difference)
+    balance = _credit_gift_card(uow, method, -difference)
     uow.orders.update(order, {"status": "pending (item modified)"})
     return (f"Order {order['order_id']}: {len(swaps)} item(s) changed: {changed}; {kind} of "
-            f"{_usd(abs(difference))} with {method['payment_method_id']}.", order_view(order))
+            f"{_usd(abs(difference))} with {method['payment_method_id']}.{balance}", order_view(order), -difference)
 
 
 def exchange_delivered_order_items(uow: RetailUnitOfWork, actor: Row, args: a.ExchangeArgs) -> Reply:
@@ -193,7 +200,7 @@ def exchange_delivered_order_items(uow: RetailUnitOfWork, actor: Row, args: a.Ex
               f"{_usd(abs(difference))} {'to pay' if difference > 0 else 'to be refunded'} with "
               f"{method['payment_method_id']}")
     return (f"Exchange of {len(swaps)} item(s) requested for order {order['order_id']}: {_swaps_text(swaps)}; "
-            f"{settle}. Return instructions follow by email.", order_view(order))
+            f"{settle}. Return instructions follow by email.", order_view(order), -difference)
 
 
 def return_delivered_order_items(uow: RetailUnitOfWork, actor: Row, args: a.ReturnArgs) -> Reply:
@@ -212,7 +219,8 @@ def return_delivered_order_items(uow: RetailUnitOfWork, actor: Row, args: a.Retu
     total = sum((ln["price"] for ln in lines), ZERO)
     names = ", ".join(ln["name"] for ln in lines)
     return (f"Return of {len(lines)} item(s) requested for order {order['order_id']} ({names}); {_usd(total)} will be "
-            f"refunded to {method['payment_method_id']}. Return instructions follow by email.", order_view(order))
+            f"refunded to {method['payment_method_id']}. Return instructions follow by email.", order_view(order),
+            total)
 
 
 def modify_user_address(uow: RetailUnitOfWork, actor: Row, args: a.AddressArgs) -> Reply:

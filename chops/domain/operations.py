@@ -59,8 +59,9 @@ def named(word: str, text: str) -> bool:
 class Operation:
     """One callable operation of a domain pack: its name, a one-line description for the models, typed
     arguments (a pydantic model whose field aliases are the argument names), whether it writes, whether only
-    an admin may call it, and the function that runs it: ``run(uow, actor, args) -> (message, data)``,
-    raising a ``DomainError`` to refuse.
+    an admin may call it, and the function that runs it: ``run(uow, actor, args) -> (message, data)``, or
+    ``(message, data, money)`` for a write that moves money (``OperationResult.money``: a refund positive, a
+    charge negative), raising a ``DomainError`` to refuse.
 
     ``confirm``: a write the agent dry-runs, verifies and then describes to the user, committing it only
     on their "yes" (``chops.pipeline.pending``). ``observe``: a read whose result the executor reads and

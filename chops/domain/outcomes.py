@@ -7,6 +7,7 @@ domain problem.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
@@ -68,6 +69,9 @@ class OperationResult(BaseModel):
     committed: bool = False
     idempotency_key: str | None = None
     replayed: bool = False
+    # Money the call moves, seen from the user: a refund is positive, a charge negative; None: it moves none.
+    # The agent sums it over a conversation ("how much do I get back in total?": chops.pipeline.tally).
+    money: Decimal | None = None
 
 
 class PlanResult(OperationResult):

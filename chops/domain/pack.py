@@ -35,6 +35,7 @@ class DomainPack(Protocol):
     # A message of several requests is split and handled one request after the other (``chops.pipeline.agenda``): a
     # shop whose every change waits for its own yes; CPHOS proposes several changes as one plan instead.
     split_requests: bool
+    currency: str | None  # ISO 4217 code of the money its operations move (``OperationResult.money``); None: none
     metadata: sa.MetaData  # the pack's own tables (never the agent's ``chops_*``)
     # The directory of the tables' Alembic history (env.py, script.py.mako, versions/; first revision: the
     # baseline), ship it as package data. None: the tables are created when missing and never altered.

@@ -108,7 +108,9 @@ def plan_result(results: list[OperationResult], *, committed: bool) -> PlanResul
     first = results[0]
     failed = next((r for r in results if not r.outcome.succeeded), None)
     message = failed.message if failed else " ".join(r.message for r in results)
+    moved = [r.money for r in results if r.money is not None]
     return PlanResult(operation=first.operation, outcome=combined_outcome(results), message=message,
+                      money=sum(moved) if moved else None,
                       diff=[c for r in results for c in r.diff], data=first.data if len(results) == 1 else None,
                       dry_run=first.dry_run, committed=committed, idempotency_key=first.idempotency_key,
                       replayed=all(r.replayed for r in results), steps=results)
@@ -226,12 +228,13 @@ class PlanRunner:
             actor, actor_id = self._resolve(uow, user, op)
             parsed = parse_args(op, args)
             self._authorize(uow, actor, op)
-            message, data = op.run(uow, actor, parsed)
+            message, data, *money = op.run(uow, actor, parsed)
         except DomainError as exc:
             return OperationResult(**base, outcome=exc.outcome, message=exc.message), None
         diff = list(uow.changes[start:])
         outcome = Outcome.OK if diff or not op.writes else Outcome.OK_NOOP
-        return OperationResult(**base, outcome=outcome, message=message, diff=diff, data=data), actor_id
+        return OperationResult(**base, outcome=outcome, message=message, diff=diff, data=data,
+                               money=money[0] if money else None), actor_id
 
     def _replay(self, key: str, user: str, steps: list[tuple[Operation, Any]]) -> PlanResult | None:
         """The stored result for ``key`` (``replayed=True``), or a refusal if the key was used for a

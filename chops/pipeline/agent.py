@@ -20,7 +20,7 @@ from chops.domain.outcomes import Outcome
 from chops.domain.system import SystemApi
 from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
-from chops.pipeline import agenda
+from chops.pipeline import agenda, tally
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, Step, TurnContext
@@ -58,7 +58,7 @@ class Agent:
                  approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None,
                  pending: PendingStore | None = None, prompts: Path | None = None,
                  closing_question: bool = False, tools: ToolRanker | None = None,
-                 split_requests: bool = False) -> None:
+                 split_requests: bool = False, currency: str | None = None) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
         ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
@@ -68,9 +68,10 @@ class Agent:
         reply ends with "Is there anything else I can help you with?" (the pack's manners); ``tools`` (None: off)
         ranks the operations so the executor sees only the likely ones (``chops.pipeline.tools``);
         ``split_requests``: a message of several requests is handled one request after the other
-        (``chops.pipeline.agenda``)."""
+        (``chops.pipeline.agenda``); ``currency`` (None: the system moves no money) the conversation's total of
+        refunds and charges is said in (``chops.pipeline.tally``)."""
         self.api, self.llm, self.settings = api, llm, settings
-        self.split_requests = split_requests
+        self.split_requests, self.currency = split_requests, currency
         self.approvals = approvals
         self.memory = memory
         self.prompts, self.closing_question = prompts, closing_question
@@ -129,8 +130,9 @@ class Agent:
             result = agenda.carried_on(result, text, history, lambda request, earlier, n, rest: self._handle(
                 nickname, request, history=earlier, turn_key=f"{turn_key}#{n}", on_event=on_event,
                 conversation_id=conversation_id, todo=rest))
+        lang = reply_language([text, *(t.user_text for t in reversed(history))])
+        result = tally.with_total(result, history, self.currency, lang)
         if self.closing_question and finished_request(result):
-            lang = reply_language([text, *(t.user_text for t in reversed(history))])
             result = result.model_copy(update={"reply": f"{result.reply}\n\n{anything_else_reply(lang)}"})
         return result
 

@@ -26,6 +26,7 @@ from chops.domain.system import SystemApi
 from chops.pipeline.context import TurnContext
 from chops.pipeline.prompting import messages
 from chops.pipeline.replies import change_lines, confirm_reply, operation_reply, pending_reply
+from chops.pipeline.tally import commit_money
 
 PENDING_OUTCOME = "pending_confirmation"  # the turn outcome of a change described and waiting for the yes
 UNSURE_OUTCOME = "unsure"  # a change that waits for a yes, not verified: the user is asked to say it again
@@ -135,7 +136,7 @@ class Confirmation:
                                   request_id=turn_key)
         ctx.trace.step("commit", operation=change.steps[0][0], outcome=str(real.outcome), committed=real.committed,
                        replayed=real.replayed, idempotency_key=change.idempotency_key, confirmed=True,
-                       diff=[c.model_dump() for c in real.diff])
+                       diff=[c.model_dump() for c in real.diff], money=commit_money(real.steps or [real]))
         ctx.trace.emit("commit", {"operation": change.steps[0][0], "operations": [n for n, _ in change.steps],
                                   "committed": real.committed, "queued": False, "outcome": str(real.outcome)})
         self.store.close(change.id, "committed" if real.committed else "refused")

@@ -30,6 +30,7 @@ from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME, Confirmation
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.replies import (not_done_reply, nothing_changed_reply, operation_reply, other_person_reply,
                                     queued_reply, read_reply, unsure_reply)
+from chops.pipeline.tally import commit_money
 from chops.records import PARTIAL
 
 
@@ -117,7 +118,7 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
         finals[id(s)] = result
     trace.step("commit", operation=names[0], args=doable[0].args, outcome=str(real.outcome), message=real.message,
                committed=real.committed, replayed=real.replayed, idempotency_key=key,
-               diff=[c.model_dump() for c in real.diff],
+               diff=[c.model_dump() for c in real.diff], money=commit_money(real.steps),
                steps=[{"operation": r.operation, "outcome": str(r.outcome), "message": r.message} for r in real.steps])
     trace.emit("commit", {"operation": names[0], "operations": names, "committed": real.committed, "queued": False,
                           "outcome": str(real.outcome)})
