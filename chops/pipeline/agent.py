@@ -149,7 +149,7 @@ class Agent:
         if profile is None:  # not a member: an honest answer, no operation, no model call
             return self._finish(trace, not_in_system_reply(lang), route="not_in_system")
         ctx = TurnContext(nickname=nickname, text=text, profile=profile, history=since_cancel(history),
-                          trace=trace)
+                          trace=trace, currency=self.currency)
         trace.info["profile"] = ctx.profile_text()
         if self.confirmation is not None and conversation_id is not None:
             decided = self.confirmation.decide(ctx, conversation_id, turn_key=turn_key, lang=lang,
@@ -227,7 +227,10 @@ class Agent:
             ctx.add_feedback(cand)  # the reason steers the next classifier and executor prompts
             if can_escalate:
                 self._escalate(ctx, "verifier")
-        if not candidates:  # every attempt invalid: no answer, nothing to run (the customer hears an apology)
+        # An answer stating numbers it was not given is never sent: "$60.78 to be refunded (Source: policy.md)" was
+        # chosen after three such attempts, the source made up too (train task 95).
+        candidates = [c for c in candidates if not c.invented]
+        if not candidates:  # every attempt invalid or invented: nothing to say or run (the customer hears an apology)
             return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system"), False
         with self.llm.at_tier(ctx.tier):
             chosen = self.chooser.choose(ctx, candidates)

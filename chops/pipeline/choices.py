@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from chops.domain.operations import Operation
+from chops.domain.operations import Operation, named as named_kind
 from chops.pipeline.described import about, by_name, closest, descriptions, features, narrowed, not_features
 from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
@@ -84,6 +84,8 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
                 if said[arg] and arg not in op.choice_pairs():
                     said[arg] = told_apart(said[arg], fields[names[arg]], sources, message)
                 found[arg] = said[arg] or values
+                if not op.writes:
+                    found[arg] = in_asked_states(op, arg, found[arg], operations, sources, message)
         # The record a pair is in: the one offered, or the one typed among those offered ("#W… has a lamp…").
         held = {arg: [v for v in values if v in typed] or values for arg, values in found.items()}
         excluded = own_lines(op, held, sources)
@@ -175,6 +177,26 @@ def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> 
             if instead is not None:
                 return instead
     return None
+
+
+def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iterable[Operation],
+                    sources: list[Any], message: str) -> list[str]:
+    """A look-up's ``values`` narrowed to the records in a state that a write of a kind the ``message`` names takes
+    (``CHOICES_WHERE`` of an argument with the same ``CHOICES_FROM``), where some are: "return the watch I received"
+    reads the delivered order holding a watch, not the pending one (train task 16). Not for a swap's kind, whose
+    counterpart takes the other state ("exchange" is said of a pending order's item change too)."""
+    paths = set(op.choice_keys().get(arg, ()))
+    allowed: dict[str, set[str]] = {}
+    for write in operations:
+        if write.writes and not write.choice_pairs() and named_kind(write.kind, message):
+            for key_arg, where in write.choice_states().items():
+                if set(write.choice_keys().get(key_arg, ())) == paths:
+                    for key, states in where.items():
+                        allowed.setdefault(key, set()).update(states)
+    if not allowed:
+        return values
+    fields = record_fields(sources, set(allowed))
+    return [v for v in values if all(fields[k].get(str(v)) in states for k, states in allowed.items())] or values
 
 
 def for_themselves(op: Operation, args: dict[str, Any]) -> bool:

@@ -10,10 +10,12 @@ from typing import Any
 from chops.domain.outcomes import Outcome
 from chops.i18n import reply_language
 from chops.pipeline.prompting import clip, fragment, section
+from chops.pipeline.tally import done_lines
 from chops.pipeline.trace import Trace
 from chops.records import Solution, TurnRecord
 
 LANGUAGE_NAMES = {"zh": "Chinese (简体中文)"}  # languages other than English that answers are asked in
+DONE_LINES, DONE_CLIP = 6, 300  # the newest changes the history section lists (five returns and the total)
 HISTORY_TURNS = 3  # earlier turns shown to the executor; enough to finish a request it asked about
 HISTORY_CLIP = 200
 
@@ -59,6 +61,7 @@ class Candidate:
     reason: str | None = None
     tier: str | None = None  # the executor tier that produced it
     lookups: list[Step] = field(default_factory=list)  # reads the executor made and read before this proposal
+    invented: list[str] = field(default_factory=list)  # numbers the answer states that nothing it was given holds
 
     @property
     def operation(self) -> str | None:
@@ -133,6 +136,7 @@ class TurnContext:
     invalid_redone: bool = False  # a reply cut off or off the schema was already redone once this turn (Agent)
     barred: set[str] = field(default_factory=set)  # operations refused against a precondition: not offered again
     message: str | None = None  # the customer's whole message, where ``text`` is one request of it (pipeline.agenda)
+    currency: str | None = None  # the pack's: the conversation's total of refunds and charges is said in it
 
     def router_sure_of(self, route: str) -> bool:
         """True when this attempt's route came from the embedding router, sure of it (``chops.router``)."""
@@ -155,8 +159,13 @@ class TurnContext:
         """The profile rendered for prompts."""
         return self.profile.describe()
 
+    def done(self) -> list[str]:
+        """What this conversation's commits did, newest ``DONE_LINES`` (``chops.pipeline.tally.done_lines``)."""
+        return [clip(line, DONE_CLIP) for line in done_lines(self.history, self.currency)[-DONE_LINES:]]
+
     def history_section(self, turns: int = HISTORY_TURNS) -> str:
-        """The last ``turns`` exchanges, compact, or "" for a new conversation."""
+        """The last ``turns`` exchanges, compact, then what the conversation's commits did (``done``), or "" for a
+        new conversation."""
         lines: list[str] = []
         for t in list(self.history)[-turns:] if turns else []:
             if t.user_text:
@@ -165,6 +174,8 @@ class TurnContext:
                 lines.append(fragment("history_staff", name=clip(t.staff, 40), text=clip(t.reply, HISTORY_CLIP)))
             elif t.reply:
                 lines.append(fragment("history_agent", text=clip(t.reply, HISTORY_CLIP)))
+        if done := self.done():
+            lines.append(fragment("history_done", lines="\n".join(f"- {line}" for line in done)))
         return section("history", lines)
 
     def feedback_section(self, *, last: bool = False) -> str:

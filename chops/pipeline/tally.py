@@ -5,7 +5,8 @@ confirmed and committed on its own, and each reply says its own refund; the tota
 never said (a 1.5B model asked for it sums the wrong numbers, or none). A write that moves money says how much
 (``OperationResult.money``: a refund positive, a charge negative); each commit's trace step keeps the amounts of its
 steps (``commit_money``), and once a conversation has committed two or more of them, the reply of a turn that
-committed one ends with the total so far (``with_total``), in the pack's currency.
+committed one ends with the total so far (``with_total``), in the pack's currency. The prompts that answer a
+question show what was done (``done_lines``), and the numbers it holds are no invented ones.
 """
 
 from __future__ import annotations
@@ -25,15 +26,29 @@ def commit_money(results: Iterable[Any]) -> list[str]:
     return [str(r.money) for r in results if getattr(r, "money", None) is not None]
 
 
-def moved(traces: Iterable[dict[str, Any] | None]) -> list[Decimal]:
-    """Every amount other than zero the committed (not replayed) commit steps of ``traces`` moved, oldest first
-    (an exchange at the same price moves none)."""
-    amounts: list[Decimal] = []
+def _commits(traces: Iterable[dict[str, Any] | None]) -> Iterable[dict[str, Any]]:
+    """The committed (not replayed) commit steps of ``traces``, oldest first."""
     for trace in traces:
         for step in (trace or {}).get("steps") or []:
             if step.get("role") == "commit" and step.get("committed") and not step.get("replayed"):
-                amounts += [Decimal(m) for m in step.get(MONEY) or [] if Decimal(m)]
-    return amounts
+                yield step
+
+
+def moved(traces: Iterable[dict[str, Any] | None]) -> list[Decimal]:
+    """Every amount other than zero the commits of ``traces`` moved, oldest first (an exchange at the same price
+    moves none)."""
+    return [Decimal(m) for step in _commits(traces) for m in step.get(MONEY) or [] if Decimal(m)]
+
+
+def done_lines(history: Sequence[TurnRecord], currency: str | None) -> list[str]:
+    """What the conversation's commits did, as the system said it (one line a step), then the total where two or
+    more moved money: "how much do I get back in all?" is answered from them, not from a guide."""
+    traces = [t.trace for t in history]
+    lines = [s["message"] for step in _commits(traces) for s in step.get("steps") or [] if s.get("message")]
+    amounts = moved(traces)
+    if currency is not None and len(amounts) >= 2:
+        lines.append(total_line(amounts, currency, "en"))
+    return lines
 
 
 def total_line(amounts: Sequence[Decimal], currency: str, lang: str) -> str:

@@ -94,12 +94,13 @@ def _values(text: str) -> set[float]:
 
 def invented_numbers(ctx: TurnContext, cand: Candidate) -> list[str]:
     """The numbers an answer from the guides or the look-ups states that nothing it was given holds (its excerpt, the
-    look-ups' results, the profile, the customer's messages), counts under ``_COUNTS`` aside. Asked what all their
+    look-ups' results, the profile, the customer's messages, what the conversation's changes did), counts under
+    ``_COUNTS`` aside. Asked what all their
     grills had cost, the 1.5B answered "$10.00" from the shop's policy, and the verifier passed it (train task 76)."""
     if cand.operation is not None or cand.route not in ("guide", "system") or not (cand.answer or "").strip():
         return []
     given = " ".join([*ctx.user_texts, ctx.profile_text(), cand.source.text if cand.source is not None else "",
-                      dumps(results(cand.lookups))])
+                      dumps(results(cand.lookups)), *ctx.done()])
     held = _values(given)
     said = [m.group() for m in _NUMBER.finditer(cand.answer or "")]
     return list(dict.fromkeys(n for n in said if (v := float(n.replace(",", ""))) not in held
@@ -152,6 +153,7 @@ class Verifier:
             ctx.verdicts[key] = (cand.score, cand.reason)  # a second empty attempt ends the loop (agent)
             step = ctx.trace.step("verifier", route=cand.route, deterministic=True)
         elif made_up := invented_numbers(ctx, cand):
+            cand.invented = made_up
             cand.score, cand.reason = 1, fragment("check_invented", values=", ".join(made_up))
             ctx.verdicts[key] = (cand.score, cand.reason)
             step = ctx.trace.step("verifier", route=cand.route, deterministic=True, invented=made_up)

@@ -131,6 +131,22 @@ def options_of_read(read, profile, message):
     return arg_options(read, [profile], (), message)[0][2]
 
 
+def test_the_order_to_read_is_one_a_return_or_cancel_asked_for_takes_where_one_holds_it():
+    offered = (OPERATIONS["get_order_details"], OPERATIONS["return_delivered_order_items"],
+               OPERATIONS["cancel_pending_order"], OPERATIONS["exchange_delivered_order_items"])
+    profile = {**PROFILE, "orders": ["#W1000001", "#W1000002", "#W1000003"], "statuses": [
+        {"order_id": "#W1000001", "status": "pending", "names": ["Smart Watch", "Mug"]},
+        {"order_id": "#W1000002", "status": "delivered", "names": ["Smart Watch", "Kettle"]},
+        {"order_id": "#W1000003", "status": "cancelled", "names": ["Kettle"]}]}
+    for message, expected in [("return the watch I received", ("#W1000002",)),
+                              ("cancel the watch I ordered", ("#W1000001",)),
+                              ("cancel the kettle", ("#W1000002", "#W1000003")),  # none pending holds it: as before
+                              ("exchange the watch for a black one", ("#W1000001", "#W1000002")),  # a swap's kind
+                              ("where is my watch?", ("#W1000001", "#W1000002")),
+                              ("return or cancel my watch", ("#W1000001", "#W1000002"))]:
+        assert arg_options(offered, [profile], (), message)[0][2] == expected, message
+
+
 def test_the_plan_schema_takes_only_offered_ids():
     ops = (OPERATIONS["return_delivered_order_items"],)
     schema = plan_schema(ops, True, arg_options(ops, [PROFILE, ORDER]))

@@ -7,7 +7,9 @@ from decimal import Decimal
 
 import pytest
 
+from chops.pipeline.context import TurnContext
 from chops.pipeline.tally import MONEY, moved, total_line, with_total
+from chops.pipeline.trace import Trace
 from chops.records import TurnRecord, TurnResult
 from tests.unit.retail_support import MIA, load_shop
 
@@ -60,7 +62,8 @@ def test_a_plan_moves_the_sum_of_its_steps(api):
 
 
 def commit(*amounts: str, committed: bool = True, replayed: bool = False) -> dict:
-    return {"role": "commit", "committed": committed, "replayed": replayed, MONEY: list(amounts)}
+    return {"role": "commit", "committed": committed, "replayed": replayed, MONEY: list(amounts),
+            "steps": [{"operation": "refund", "outcome": "ok", "message": f"Refunded ${a}."} for a in amounts]}
 
 
 def turn(*steps: dict) -> TurnRecord:
@@ -101,3 +104,14 @@ def test_the_total_follows_a_commit_once_two_changes_moved_money():
 ])
 def test_no_total_without_a_second_change_of_money_committed_now(history, now, currency):
     assert with_total(now, history, currency, "en").reply == now.reply
+
+
+def test_the_prompts_history_lists_what_the_changes_did_and_their_total():
+    history = [turn(commit("10.00")), turn(commit("5.00", committed=False)), turn(commit("-2.50", "4.00"))]
+    ctx = TurnContext(nickname="u1", text="how much do I get back in all?", profile=None, history=history,
+                      trace=Trace(), currency="USD")
+    assert ctx.done() == ["Refunded $10.00.", "Refunded $-2.50.", "Refunded $4.00.",
+                          "In total, the changes made in this conversation refund you $14.00 and charge you $2.50."]
+    assert "Changes made in this conversation (the system's own results):\n- Refunded $10.00." in ctx.history_section()
+    ctx.currency = None  # a system that moves no money: what was done, no total
+    assert ctx.done()[-1] == "Refunded $4.00."

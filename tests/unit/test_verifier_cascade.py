@@ -173,9 +173,27 @@ def test_a_guide_answer_stating_a_number_its_excerpt_does_not_hold_is_redone_wit
     first = next(s for s in res.trace["steps"] if s["role"] == "verifier")
     assert first["deterministic"] and first["invented"] == ["1,250.00"]  # no verifier call for it
     # The look-ups' results count as given; a small count is the answer's own; an operation is not an answer.
-    ctx = type("Ctx", (), {"user_texts": ["how much did the lamp cost?"], "profile_text": lambda self: ""})()
+    ctx = type("Ctx", (), {"user_texts": ["how much did the lamp cost?"], "profile_text": lambda self: "",
+                           "done": lambda self: []})()
     read = Step(operation="GetOrder", proposed_args={}, args={}, result=OperationResult(
         operation="GetOrder", outcome=Outcome.OK, message="", data={"items": [{"name": "Lamp", "price": 45.5}]}))
     lamp = Candidate(iteration=1, route="system", answer="The lamp was $45.50, 2 of them: $91.00.", lookups=[read])
     assert invented_numbers(ctx, lamp) == ["91.00"]  # a sum the model made: computed with a look-up, it is given
     assert invented_numbers(ctx, Candidate(iteration=1, route="system", answer="ok", steps=[read])) == []
+    # What the conversation's changes did counts as given: "you get $91.00 back" after they said so.
+    ctx.done = lambda: ["Return of 2 item(s) requested; $91.00 will be refunded to paypal_1."]
+    assert invented_numbers(ctx, lamp) == []
+
+
+def test_an_answer_that_only_ever_states_made_up_numbers_is_never_sent(sqlite_url):
+    from tests.unit.pipeline_support import FakeIndex, GUIDE_CHUNKS, to_guide
+
+    agent, llm = make_agent(demo_engine(sqlite_url), index=FakeIndex([GUIDE_CHUNKS[0].__class__(
+        file="user-guide.pdf", page=4, text="Each school may upload 40 sheets a day.")]))
+    to_guide(llm)
+    llm.enqueue("executor", {"source": 1, "answer": "You get $60.78 back."})
+    to_guide(llm, fresh=False)
+    llm.enqueue("executor", {"source": 1, "answer": "You get $60.78 back."})  # the same: the loop stops
+    res = agent.handle("demo_leader", "How much do I get back?", turn_key="n:1")
+    assert "60.78" not in res.reply and "couldn't find an answer" in res.reply
+    assert res.trace["unanswered"] and llm.pending() == {}
