@@ -258,7 +258,8 @@ class Agent:
         the same item change again. A refusal the request deserves still comes back as
         an answer saying why, which the verifier judges as ever."""
         ctx.refusal_redone = True
-        cand.reason = fragment("check_refused_plan", message=refused.result.message)
+        noop = refused.result.outcome == Outcome.OK_NOOP
+        cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
         if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused):
             ctx.barred.add(refused.operation)
         ctx.add_feedback(cand)

@@ -51,8 +51,13 @@ def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = ()) -> Step | 
     as invalid or against a precondition, or one refused so in an earlier turn of the ``history`` already
     (``refused_before``). With the order in view the 1.5B model still proposed an item change on a delivered
     order, or the same item twice, and the customer was told "I couldn't do that". Applies at every tier (a retry,
-    not an escalation)."""
-    return next((s for s in cand.steps if s.writes and s.result is not None and Outcome(s.result.outcome) in _REDONE
+    not an escalation). So too a plan from look-ups whose every write changes nothing: asked to change an order's
+    items and its address, the 1.5B proposed another order's address change to the address it already had, the
+    customer heard "Done: nothing needed to change", and the item change was never made (train task 72)."""
+    writes = [s for s in cand.steps if s.writes and s.result is not None]
+    if cand.lookups and writes and all(s.result.outcome == Outcome.OK_NOOP for s in writes):
+        return writes[0]
+    return next((s for s in writes if Outcome(s.result.outcome) in _REDONE
                  and (cand.lookups or refused_before(history, s))), None)
 
 

@@ -130,6 +130,25 @@ def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_des
     assert loader.export(engine) == before and llm.pending() == {}
 
 
+def test_a_plan_that_changes_nothing_is_redone_told_so(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    same = {"address1": "7 Lark Street", "address2": "Unit 2", "city": "Testville", "state": "ZZ", "country": "USA",
+            "zip": "11111"}  # the default address already
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", call("modify_user_address", **same))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "That is your address already."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Make 7 Lark Street, Unit 2, Testville ZZ 11111 my address and ship #T0000001 there",
+                          turn_key="n:1", conversation_id="n")
+    assert "it changes nothing, that is already so" in prompt_text(llm, "executor", 2)
+    assert result.reply.startswith("That is your address already.") and not result.committed
+    assert [s["role"] for s in result.trace["steps"]].count("redo") == 1
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
 def test_a_call_refused_in_an_earlier_turn_is_redone_with_its_operation_barred(shop):
     agent, engine, llm = shop
     same = call("modify_pending_order_payment", order_id="#T0000002", payment_method_id="gift_card_mia")
