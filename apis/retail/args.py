@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from chops.domain.operations import (CHOICES_DESCRIBED, CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH,
-                                    CHOICES_PAIRED, CHOICES_RECORD, CHOICES_SAID, CHOICES_WHERE)
+                                    CHOICES_ORIGINAL, CHOICES_PAIRED, CHOICES_RECORD, CHOICES_SAID, CHOICES_WHERE)
 
 from .views import UNAVAILABLE
 
@@ -49,11 +49,16 @@ NEW_ITEMS = {CHOICES_FROM: ["variants"], CHOICES_MENTIONED: "name", CHOICES_ONE_
 SWAPPED_LINES = {**ORDER_ITEMS, CHOICES_PAIRED: {"partner": "new_item_ids", "by": "product_id", "in": "order_id"}}
 PRODUCTS = {CHOICES_FROM: ["product_id", "products"]}
 METHODS = {CHOICES_FROM: ["payment_methods.id"]}
-# The method an order is to be paid with instead is the customer's choice: one they did not name is asked for. Also
-# asked for the method of a swap's price difference or a refund, measured and dropped: customers say "the original
-# payment method" or "my Amex", which name no record, and they were asked again until the turns ran out (train
-# tasks 25, 93; 52, where the 1.5B chose a card over the customer's PayPal, passed with it).
+# The method an order is to be paid with instead is the customer's choice: one they did not name is asked for.
 CHOSEN_METHOD = {**METHODS, CHOICES_SAID: True}
+# So is the method of a swap's price difference, where the customer has more than one: the 1.5B chose the card the
+# order was paid with where the customer wanted their gift card (train task 58). "The original payment method", "the
+# one I paid with", the answer customers give most, is the order's own (its first payment's). Asking was measured
+# and dropped before that reading existed: customers were asked again until the turns ran out (tasks 25, 93).
+DIFFERENCE_METHOD = {**CHOSEN_METHOD, CHOICES_ORIGINAL: {
+    "in": "order_id", "at": "payments.method",
+    "words": ["original", "paid with", "one i paid", "on the order", "on my order", "same method", "same card",
+              "原来", "原付款"]}}
 # An address's parts: "my Chicago address" is the profile's or an order's address, taken whole (``CHOICES_RECORD``).
 ADDRESS = {CHOICES_RECORD: "address"}
 Id = Annotated[str, Field(max_length=64)]
@@ -166,7 +171,8 @@ class SwapArgs(Args):
     new_item_ids: ItemIds = Field(description="the new item id for each item in item_ids, same position, an "
                                               "available variant of the same product", json_schema_extra=NEW_ITEMS)
     payment_method_id: Id = Field(description="which payment method pays or receives the price difference (one of "
-                                              "the customer's, e.g. 'gift_card_0000000')", json_schema_extra=METHODS)
+                                              "the customer's, e.g. 'gift_card_0000000')",
+                                  json_schema_extra=DIFFERENCE_METHOD)
 
 
 class ExchangeArgs(SwapArgs):

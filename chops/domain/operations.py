@@ -46,6 +46,10 @@ CHOICES_RECORD = "choices_record"
 # by "I don't need it"). One they did not name is not used, and the reply asks for it ("which payment method pays
 # the difference?", "the reason?") instead of the model choosing for them.
 CHOICES_SAID = "choices_said"
+# With ``CHOICES_SAID``: ``{"in": the argument naming the record, "at": the path in that record to its own value,
+# "words": what names it}``. "The original payment method", "the one I paid with" name the order's own method, its
+# first payment's (``chops.pipeline.completion.original``); where the words are said, only that value is offered.
+CHOICES_ORIGINAL = "choices_original"
 
 
 def named(word: str, text: str) -> bool:
@@ -154,6 +158,11 @@ class Operation:
     def choice_said(self) -> frozenset[str]:
         """The argument names that declare ``CHOICES_SAID``."""
         return frozenset(arg for arg, x in self._extras().items() if x.get(CHOICES_SAID))
+
+    def choice_original(self) -> dict[str, dict[str, Any]]:
+        """``{argument name: its CHOICES_ORIGINAL declaration}``."""
+        return {arg: dict(x[CHOICES_ORIGINAL]) for arg, x in self._extras().items()
+                if isinstance(x.get(CHOICES_ORIGINAL), dict)}
 
     def choice_described(self) -> dict[str, dict[str, Any]]:
         """``{argument name: its CHOICES_DESCRIBED declaration}``."""

@@ -14,8 +14,9 @@ ever. A part the customer typed is never replaced: a new street in the same city
 only repeats another's value, which the customer wrote once, is left empty (``repeated``).
 
 The other way round, a value the customer must choose themself (``CHOICES_SAID``: the payment method a change is
-paid or refunded with) is used only where their words name its record (``unnamed``); otherwise it is dropped, and
-the reply asks for it instead of the model choosing for them.
+paid or refunded with) is used only where their words name its record (``unnamed``), or name it as the record's
+own (``original``: "the original payment method" is the order's); otherwise, where they have more than one to
+choose from, it is dropped, and the reply asks for it instead of the model choosing for them.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from chops.domain.operations import Operation
+from chops.domain.operations import Operation, named
 from chops.pipeline.choices import Options
 from chops.pipeline.walk import records, stems, values_at
 
@@ -103,13 +104,16 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
     "payment" every "payment method" would name) are in them less than another value's, or not at all ("use my gift
     card" names the gift cards, not the credit card whose record says "card" too; "visa", "1111" the visa ending
     1111). A value of no record (a cancel's reason) is named by its last word, an ending such as "ed" aside ("I
-    don't need it" names "no longer needed"; "my order" does not name "ordered by mistake")."""
+    don't need it" names "no longer needed"; "my order" does not name "ordered by mistake"). Where the words name the
+    record's own value (``original``), that one is named, and another only by more of its words; a value with an
+    ``original`` declaration is never asked for where the customer has one value to choose."""
     sources, said = list(sources), list(texts)
     words = set().union(*(_marks(t) for t in said)) if said else set()
     out = []
     for arg in sorted(op.choice_said()):
         value = args.get(arg)
-        if value is None or any(str(value) in t for t in said):
+        own = original(op, arg, args, sources, said)
+        if value is None or any(str(value) in t for t in said) or own == value:
             continue
         if not op.choice_keys().get(arg):  # a value of no record (a reason): named by its last word
             last = [_root(w) for w in stems(str(value).split()[-1])]
@@ -118,11 +122,15 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
                 out.append(arg)
             continue
         keys = {path.split(".")[-1] for path in op.choice_keys().get(arg, ())}
-        candidates = {*_held(op, arg, sources), str(value)}
+        held = _held(op, arg, sources)
+        if op.choice_original().get(arg) and len(held) < 2:
+            continue  # nothing to choose from: the one method the customer has pays the difference
+        candidates = {*held, str(value)}
         hits = {c: len(words & set().union(*(_marks(t) for node in records(sources)
                                              if any(str(node.get(k)) == c for k in keys)
                                              for t in node.values() if isinstance(t, str)))) for c in candidates}
-        if not 0 < hits[str(value)] == max(hits.values()):
+        # Said as the record's own ("the card I paid with"), another is named only by more of its words ("my gift card").
+        if not 0 < hits[str(value)] == max(hits.values()) or (own is not None and hits[str(value)] <= hits.get(own, 0)):
             out.append(arg)
     return out
 
@@ -140,9 +148,31 @@ def named_options(operations: Iterable[Operation], options: Options, sources: It
         if op is not None and arg in op.choice_said():
             # Of the values the sources hold: an id typed for another argument ("#W1") names no payment method.
             held = _held(op, arg, sources)
-            values = tuple(v for v in values if v in held and not unnamed(op, {arg: v}, sources, texts)) or values
+            own = {original(op, arg, {spec["in"]: v}, sources, texts)
+                   for spec in op.choice_original().values() for v in _within(options, name, spec["in"])}
+            values = tuple(v for v in values if v in held and (v in own or not unnamed(op, {arg: v}, sources, texts))
+                           ) or values
         out.append((name, arg, values, groups))
     return tuple(out)
+
+
+def _within(options: Options, name: str, arg: str) -> tuple[str, ...]:
+    """The values ``options`` offers ``name``'s argument ``arg`` (the orders a swap may be of)."""
+    return next((values for n, a, values, _ in options if (n, a) == (name, arg)), ())
+
+
+def original(op: Operation, arg: str, args: dict[str, Any], sources: Iterable[Any], texts: Iterable[str]) -> str | None:
+    """The value of ``arg`` the customer's ``texts`` name as the record's own (``CHOICES_ORIGINAL``: "the original
+    payment method", "the one I paid with": the first value at its path in the record ``args`` names, the order's
+    first payment's method), or None when they say no such words or the record is not in ``sources``."""
+    spec = op.choice_original().get(arg)
+    within = args.get(spec["in"]) if spec else None
+    if within is None or not any(named(w, t) for w in spec["words"] for t in texts):
+        return None
+    for node in records(list(sources)):
+        if str(node.get(spec["in"])) == str(within) and (found := values_at(node, spec["at"])):
+            return found[0]
+    return None
 
 
 def _held(op: Operation, arg: str, sources: list[Any]) -> set[str]:

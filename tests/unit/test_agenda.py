@@ -199,7 +199,7 @@ def test_a_request_split_off_a_message_is_never_declined_as_off_topic(shop, firs
     assert llm.pending() == {}
 
 
-KETTLE = "Please exchange the kettle from order #T0000003 for the steel one."
+KETTLE = "Please exchange the kettle from order #T0000003 for the steel one, on the card I paid with."
 SCARF = "The scarf in the same order needs exchanging too: the blue wool one, 100 percent wool."
 CHAIR = "And cancel order #T0000002, I no longer need it."
 

@@ -161,6 +161,41 @@ def test_the_grammar_offers_only_the_payment_method_the_customer_named():
     assert set(unnamed_yet["payment_method_id"]) == {"gift_card_mia", "credit_card_mia", "paypal_mia"}
 
 
+SWAP = OPERATIONS["exchange_delivered_order_items"]
+PAID_BY_CARD = {"order_id": "#W2", "status": "delivered", "items": [],
+                "payments": [{"type": "payment", "amount": 25.0, "method": "credit_card_mia"},
+                             {"type": "payment", "amount": 3.0, "method": "gift_card_mia"}]}
+
+
+@pytest.mark.parametrize("said, card, gift", [
+    (["exchange the lamp for the blue one"], ["payment_method_id"], ["payment_method_id"]),  # asked, not guessed
+    (["exchange the lamp", "The original payment method."], [], ["payment_method_id"]),  # the order's first payment
+    (["exchange the lamp, on the card I paid with"], [], ["payment_method_id"]),
+    (["exchange the lamp", "My gift card, please"], ["payment_method_id"], []),
+])
+def test_a_swaps_difference_is_paid_by_the_method_named_or_the_orders_own(said, card, gift):
+    swap = {"order_id": "#W2", "item_ids": ["a"], "new_item_ids": ["b"]}
+    sources = [MIA_METHODS, PAID_BY_CARD]
+    assert unnamed(SWAP, {**swap, "payment_method_id": "credit_card_mia"}, sources, said) == card
+    assert unnamed(SWAP, {**swap, "payment_method_id": "gift_card_mia"}, sources, said) == gift
+
+
+def test_a_customer_with_one_payment_method_is_not_asked_which_pays_the_difference():
+    one = {"payment_methods": [{"id": "credit_card_mia", "source": "credit_card", "card": "visa ending 1111"}]}
+    swap = {"order_id": "#W2", "item_ids": ["a"], "new_item_ids": ["b"], "payment_method_id": "credit_card_mia"}
+    assert unnamed(SWAP, swap, [one, PAID_BY_CARD], ["exchange the lamp for the blue one"]) == []
+
+
+def test_the_grammar_offers_the_orders_own_method_where_the_customer_says_original():
+    sources = [MIA_METHODS, PAID_BY_CARD]
+    options = arg_options([SWAP], sources)
+    offered = {arg: values for _, arg, values, _ in named_options([SWAP], options, sources,
+                                                                  ["exchange it", "the original payment method"])}
+    assert offered["payment_method_id"] == ("credit_card_mia",)
+    unsaid = {arg: values for _, arg, values, _ in named_options([SWAP], options, sources, ["exchange it"])}
+    assert set(unsaid["payment_method_id"]) == {"gift_card_mia", "credit_card_mia"}
+
+
 def test_a_cancel_reason_the_customer_did_not_give_is_asked_for(shop):  # noqa: F811
     agent, engine, llm = shop
     to_system(llm)
