@@ -102,6 +102,7 @@ class Confirmation:
         step["answer"] = out.answer
         if out.answer == "something_else":
             self.store.close(change.id, "dropped")
+            ctx.dropped = list(change.steps)  # "I also want …": the new request's call may add to it (together)
             return None
         fields = {"route": "system", "operation": change.steps[0][0], "args": change.steps[0][1]}
         if out.answer == "no_do_not":

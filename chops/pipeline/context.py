@@ -137,6 +137,7 @@ class TurnContext:
     barred: set[str] = field(default_factory=set)  # operations refused against a precondition: not offered again
     message: str | None = None  # the customer's whole message, where ``text`` is one request of it (pipeline.agenda)
     currency: str | None = None  # the pack's: the conversation's total of refunds and charges is said in it
+    dropped: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the waiting change this message dropped
 
     def router_sure_of(self, route: str) -> bool:
         """True when this attempt's route came from the embedding router, sure of it (``chops.router``)."""

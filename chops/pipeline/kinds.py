@@ -17,7 +17,8 @@ of the tablet I ordered?", the 1.5B proposed the tablet's exchange for one with 
 question, since a customer who asked for the change before may say "the jigsaw to the easiest one". And a
 swap of items the request does not name where it names others of the order ("just the desk lamp" and the water
 bottle: ``other_items``), one for another variant where the customer asked for the same item (``not_the_same``), or
-against the price the customer asked for ("only if they're cheaper" and a dearer one: ``against_price``).
+against the price the customer asked for ("only if they're cheaper" and a dearer one: ``against_price``; "if it's
+less than 200 bucks" and one at $226.11: ``over_budget``).
 
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
 names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
@@ -26,7 +27,7 @@ names (``Operation.follows``) either: they only invite a swap (train tasks 46 an
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from chops.domain.operations import Operation, named
@@ -104,6 +105,17 @@ def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], 
     that side of the line's price ("only if they're cheaper", "a less expensive one") and the one proposed is not;
     else None. Asked for boots "of the same size and material, but only if they're cheaper", the 1.5B chose dearer
     boots of another material (none was cheaper), and the customer's yes committed them (train task 54)."""
+    for said, was, now in _priced_pairs(op, args, texts, sources):
+        side = next((how for option, how in comparisons(said, ()) if option == PRICE and abs(how) == 1), 0)
+        if side and was is not None and now is not None and (now - was) * side <= 0:
+            return "cheaper" if side < 0 else "more expensive"
+    return None
+
+
+def _priced_pairs(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
+                  sources: Iterable[Any]) -> Iterator[tuple[str, float | None, float | None]]:
+    """For each line a swap replaces: what the customer's ``texts`` say about its product (``about``), the line's
+    price and the new item's."""
     texts, sources, keys = list(texts), list(sources), op.choice_names()
     lines = descriptions(node for data in sources for node in records(data))
     fields = record_fields(sources, set(keys.values()))  # the names the pack declares (``CHOICES_MENTIONED``)
@@ -111,12 +123,8 @@ def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], 
     for old_arg, pair in op.choice_pairs().items():
         names = fields.get(keys.get(old_arg, ""), {})
         for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
-            said = " ".join(about(texts, str(names.get(str(old))), known, mentions))
-            side = next((how for option, how in comparisons(said, ()) if option == PRICE and abs(how) == 1), 0)
-            was, now = _price(lines.get(str(old), "")), _price(lines.get(str(new), ""))
-            if side and was is not None and now is not None and (now - was) * side <= 0:
-                return "cheaper" if side < 0 else "more expensive"
-    return None
+            yield (" ".join(about(texts, str(names.get(str(old))), known, mentions)), _price(lines.get(str(old), "")),
+                   _price(lines.get(str(new), "")))
 
 
 def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: Iterable[Any]) -> str | None:
@@ -159,6 +167,30 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
     return None
 
 
+# A price bound the customer sets ("if it's less than 200 bucks", "under $50", "at least $30"): the word, the amount.
+_BOUND = re.compile(r"\b(less than|under|below|cheaper than|no more than|at most|up to|within|more than|over|above|"
+                    r"at least)\s+(?:\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:bucks|dollars|usd)\b)",
+                    re.IGNORECASE)
+_AT_MOST = {"no more than", "at most", "up to", "within"}  # the bound itself is within it
+_AT_LEAST = {"more than", "over", "above", "at least"}
+
+
+def over_budget(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
+                sources: Iterable[Any]) -> tuple[str, str] | None:
+    """(the bound, the price) where the customer's words about a swapped line's product bound the new item's price
+    ("if it's less than 200 bucks I want to exchange it", "at least $30") and the one proposed is outside it; else
+    None. Told "if it's less than 200 bucks, exchange my keyboard for it; if not, return it", the 1.5B proposed the
+    cheapest keyboard at $226.11 (train task 89)."""
+    for said, _, now in _priced_pairs(op, args, texts, sources):
+        for word, dollars, bare in _BOUND.findall(said) if now is not None else ():
+            bound, word = float((dollars or bare).replace(",", "")), word.lower()
+            above = now > bound if word in _AT_MOST else now >= bound
+            below = now < bound if word == "at least" else now <= bound
+            if below if word in _AT_LEAST else above:
+                return f"{word} ${bound:,.2f}", f"${now:,.2f}"
+    return None
+
+
 def _price(description: str) -> float | None:
     """A variant's price: its feature that starts with "$"."""
     found = next((f for f in features(description) if f.startswith("$")), None)
@@ -171,7 +203,7 @@ def _price(description: str) -> float | None:
 def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                  texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
     """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``other_items``, ``not_the_same``,
-    ``against_price``), or None."""
+    ``against_price``, ``over_budget``), or None."""
     texts, sources = list(texts), list(sources)
     instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
@@ -193,4 +225,9 @@ def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
         return OperationResult(
             operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": side},
             message=f"Not run: you asked for a {side} one, and this new item is not {side}")
+    outside = over_budget(op, args, texts, sources)
+    if outside is not None:
+        return OperationResult(
+            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": outside[0]},
+            message=f"Not run: you asked for one {outside[0]}, and this new item costs {outside[1]}")
     return None

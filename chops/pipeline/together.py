@@ -8,16 +8,22 @@ request is about (an order whose lines it names), each request still on the agen
 of that record (``each.asked_to_change``, no other kind of change named, no other id typed) joins this one: its text is added to the
 request and it leaves the agenda, and the products it names are read (the look-up's ``follows``). The plan then
 swaps every line asked for in one call (``chops.pipeline.each``).
+
+So too a change described and waiting for the customer's yes, when their answer adds to it instead ("Hold on, not
+yet. I also want to return the smart watch from that order"): the waiting change is dropped, and the new request's
+call of the same operation on the same record takes its lines as well (``with_dropped``). The return of the watch
+alone was proposed, and committed on the next yes; the two skateboards were never returned (train task 91).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.pipeline.agenda import AGENDA
-from chops.pipeline.choices import typed_ids
+from chops.pipeline.choices import record_arg, typed_ids
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import follow_ups
@@ -74,3 +80,35 @@ def _line_names(swaps: list[Operation], read: Step, data: Any) -> list[str]:
             for line in lines_in([data], record, op.choice_keys()[old]):
                 out += [str(n) for n in names_of(field.get(line)) if str(n) not in out]
     return out
+
+
+# Words that add to what was asked before ("I also want …", "… too", 还要): the new request does not replace it.
+_ADDING = re.compile(r"\b(?:also|too|as well|in addition|additionally|besides|plus)\b|也|还|另外", re.IGNORECASE)
+
+
+def with_dropped(op: Operation, args: dict[str, Any], dropped: Sequence[tuple[str, dict[str, Any]]],
+                 request: str) -> dict[str, Any] | None:
+    """``args`` with the lines of the ``dropped`` change's call of ``op`` on the same record added, where the
+    ``request`` adds to it (``_ADDING``); None when nothing changes. A swap's pairs stay pairs (an old line the new
+    call also changes takes the new call's new item); other list arguments (a return's lines) are joined, each value
+    once more than the new call has it only as often as the old had it."""
+    record = record_arg(op)
+    old = next((a for name, a in dropped if name == op.name and record is not None
+                and a.get(record) == args.get(record)), None)
+    if old is None or not _ADDING.search(request):
+        return None
+    out = dict(args)
+    pairs = op.choice_pairs()
+    partners = {pair["partner"] for pair in pairs.values()}
+    for arg, value in args.items():
+        before = old.get(arg)
+        if not isinstance(value, list) or not isinstance(before, list):
+            continue
+        if arg in pairs:  # the old lines and their new items, then the new call's, the new call's winning
+            partner = pairs[arg]["partner"]
+            joined = dict(zip(before, old.get(partner) or []))
+            joined.update(zip(value, args.get(partner) or []))
+            out[arg], out[partner] = list(joined), list(joined.values())
+        elif arg not in partners:
+            out[arg] = [*before, *(v for v in value if v not in before)]
+    return out if out != args else None

@@ -239,3 +239,20 @@ def test_a_later_request_about_another_order_or_of_another_kind_stays_on_the_age
     res = agent.handle(MIA, " ".join([KETTLE, other, ret]), turn_key="k:1", conversation_id="k")
     assert res.trace[AGENDA] == [other, ret] and not any(s["role"] == "joined" for s in res.trace["steps"])
     assert f"Message: {KETTLE}\n" in prompt_text(llm, "executor") + "\n"
+
+
+def test_a_swap_added_to_keeps_the_old_pairs_and_the_new_call_wins_a_line_both_change():
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.together import with_dropped
+
+    swap = OPERATIONS["modify_pending_order_items"]
+    old = {"order_id": "#W1", "item_ids": ["shoe", "hat"], "new_item_ids": ["shoe-9", "hat-L"], "payment_method_id": "gc"}
+    new = {"order_id": "#W1", "item_ids": ["hat", "bag"], "new_item_ids": ["hat-M", "bag-red"],
+           "payment_method_id": "card"}
+    dropped = [("modify_pending_order_items", old)]
+    assert with_dropped(swap, new, dropped, "Wait, I also want the bag in red") == {
+        "order_id": "#W1", "item_ids": ["shoe", "hat", "bag"], "new_item_ids": ["shoe-9", "hat-M", "bag-red"],
+        "payment_method_id": "card"}
+    assert with_dropped(swap, new, dropped, "Make it the bag in red instead") is None  # nothing added
+    assert with_dropped(swap, {**new, "order_id": "#W2"}, dropped, "also the bag") is None  # another order
+    assert with_dropped(OPERATIONS["exchange_delivered_order_items"], new, dropped, "also the bag") is None

@@ -7,7 +7,7 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import against_price, other_items, swap_refusal, unasked_swap
+from chops.pipeline.kinds import against_price, other_items, over_budget, swap_refusal, unasked_swap
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -128,3 +128,23 @@ def test_a_swap_to_another_variant_where_the_same_item_is_asked_for_is_refused(r
     found = swap_refusal(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
     assert (found is not None) is refused
     assert not refused or ("same item" in found.message and "steel" in found.message)
+
+
+@pytest.mark.parametrize("request_text, new, outside", [
+    ("If the steel kettle is less than 30 bucks, exchange my kettle for it; if not, return it", "k-steel-1l",
+     ("less than $30.00", "$40.00")),
+    ("Swap the kettle for the steel one if it's under $40", "k-steel-1l", ("under $40.00", "$40.00")),
+    ("Swap the kettle for the steel one if it's at most $40", "k-steel-1l", None),
+    ("Exchange the kettle for one that costs at least $39", "k-red-1l", ("at least $39.00", "$38.99")),
+    ("Exchange the kettle for the enamel one, less than 2 liters", "k-red-1l", None),  # no money: no bound
+    ("Exchange the kettle for the steel one. My budget for the scarf is under $10", "k-steel-1l", None),  # another's
+])
+def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text, new, outside):
+    args = {**SWAP, "new_item_ids": [new]}
+    order = {**ORDER, "items": [*ORDER["items"], {"item_id": "s-silk-red", "product_id": "p-scarf", "name": "Scarf",
+                                                  "options": "fabric: silk", "price": 80.0}]}
+    assert over_budget(EXCHANGE, args, [request_text], [order, KETTLE]) == outside
+    refused = swap_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [order, KETTLE])
+    assert (refused is None) == (outside is None)
+    assert outside is None or refused.message == f"Not run: you asked for one {outside[0]}, and this new item costs " \
+        f"{outside[1]}"

@@ -149,6 +149,35 @@ def test_a_plan_that_changes_nothing_is_redone_told_so(shop):
     assert loader.export(engine) == before and llm.pending() == {}
 
 
+def _ask_return(agent, llm, items: list[str], text: str, key: str, fresh: bool = True):
+    if fresh:
+        to_system(llm)
+        llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=items,
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    return agent.handle(MIA, text, history=[], turn_key=key, conversation_id="a")
+
+
+@pytest.mark.parametrize("answer, returned", [
+    ("Hold on, not yet. I also want to return the scarf from that order.", ["k-glass-1l", "s-silk-red"]),
+    ("No wait, return the scarf instead.", ["s-silk-red"]),  # nothing added: the new request replaces it
+])
+def test_a_change_waiting_for_a_yes_that_the_customer_adds_to_keeps_its_lines(shop, answer, returned):
+    agent, engine, llm = shop
+    first = _ask_return(agent, llm, ["k-glass-1l"], "Return the kettle from #T0000003 to my credit card", "a:1")
+    assert first.outcome == "pending_confirmation"
+    history = [first.to_record("Return the kettle from #T0000003 to my credit card")]
+    llm.enqueue("classifier", {"answer": "something_else"})
+    to_system(llm)
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["s-silk-red"],
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    again = agent.handle(MIA, answer, history=history, turn_key="a:2", conversation_id="a")
+    assert again.outcome == "pending_confirmation" and again.args["item_ids"] == returned
+    assert order(engine, "#T0000003")["status"] == "delivered" and llm.pending() == {}
+
+
 def test_a_call_refused_in_an_earlier_turn_is_redone_with_its_operation_barred(shop):
     agent, engine, llm = shop
     same = call("modify_pending_order_payment", order_id="#T0000002", payment_method_id="gift_card_mia")
