@@ -149,6 +149,14 @@ class TurnContext:
         whole = [self.message] if self.message is not None else []
         return [self.text, *whole] + [t.user_text for t in reversed(self.history)]
 
+    @property
+    def request_texts(self) -> list[str]:
+        """``user_texts`` without the whole message where ``text`` is one request split off it: what asks for this
+        request. "Change my LA order to my NYC address. Also exchange the speaker for a green one" split in two; for
+        the speaker's request the 1.5B proposed the order's address change again, offered it for the message's
+        "address" (train task 96)."""
+        return [t for t in self.user_texts if t != self.message] if self.message is not None else self.user_texts
+
     def language_section(self) -> str:
         """An instruction to answer in the user's language when it is not English, else "" (so English
         prompts stay as they were): the 1.5B model answered a Chinese question about its English profile

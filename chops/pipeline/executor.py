@@ -144,7 +144,7 @@ class Executor:
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
             offered = tuple(op for op in choices if op.name not in ctx.barred and not (acting and op.observe)
-                            and op.asked_in(ctx.user_texts, ctx.message or ctx.text)) or choices
+                            and op.asked_in(ctx.request_texts, ctx.message or ctx.text)) or choices
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
                                     ctx.user_texts)
             if n < self.steps:

@@ -256,3 +256,20 @@ def test_a_swap_added_to_keeps_the_old_pairs_and_the_new_call_wins_a_line_both_c
     assert with_dropped(swap, new, dropped, "Make it the bag in red instead") is None  # nothing added
     assert with_dropped(swap, {**new, "order_id": "#W2"}, dropped, "also the bag") is None  # another order
     assert with_dropped(OPERATIONS["exchange_delivered_order_items"], new, dropped, "also the bag") is None
+
+
+def test_a_request_split_off_a_message_is_asked_for_by_its_own_words_not_the_messages():
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.context import TurnContext
+    from chops.pipeline.trace import Trace
+    from chops.records import TurnRecord
+
+    whole = "Change my LA order to my NYC address. Also exchange the speaker for the cheapest green one."
+    part = "Exchange the speaker for the cheapest green one."
+    earlier = TurnRecord(user_text="I moved house last week", reply="Noted.")
+    ctx = TurnContext(nickname="u1", text=part, profile=None, history=[earlier, TurnRecord(user_text=whole)],
+                      trace=Trace(), message=whole)
+    assert ctx.request_texts == [part, "I moved house last week"]  # earlier turns still count
+    assert not OPERATIONS["modify_pending_order_address"].asked_in([part], whole)
+    alone = TurnContext(nickname="u1", text=whole, profile=None, history=[], trace=Trace())
+    assert alone.request_texts == alone.user_texts == [whole]
