@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from chops.domain.operations import operation_lines
-from chops.domain.outcomes import Outcome
 from chops.domain.system import SystemApi
 from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
 from chops.pipeline import agenda, tally
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.confirm import Confirmation, PendingStore
-from chops.pipeline.context import Candidate, Step, TurnContext
+from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
 from chops.pipeline.plans import ApprovalQueue, carry_out
@@ -31,7 +30,7 @@ from chops.pipeline.prompting import fragment, pack_prompts, system_part
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
-from chops.pipeline.tiers import failed_check, refused_before, refused_plan, top_tier
+from chops.pipeline.tiers import failed_check, redo, refused_plan, top_tier
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
@@ -209,7 +208,7 @@ class Agent:
                 continue
             refused = refused_plan(cand, ctx.history) if i < rounds and not ctx.refusal_redone else None
             if refused is not None:
-                self._redo(ctx, cand, refused)
+                redo(ctx, cand, refused)
                 continue
             repeated = identity(cand) in ctx.verdicts
             with self.llm.at_tier(ctx.tier):
@@ -250,20 +249,6 @@ class Agent:
         cand = self.executor.run(route, ctx)
         self._executed(ctx, cand)
         return cand
-
-    def _redo(self, ctx: TurnContext, cand: Candidate, refused: Step) -> None:
-        """Reject ``cand`` (``refused_plan``) without the verifier, once a turn, with the refusal as feedback. An
-        operation refused against a precondition, or refused with the same arguments in an earlier turn
-        (``refused_before``), is not offered to the retry: told that order #W… is delivered, the 1.5B model proposed
-        the same item change again. A refusal the request deserves still comes back as
-        an answer saying why, which the verifier judges as ever."""
-        ctx.refusal_redone = True
-        noop = refused.result.outcome == Outcome.OK_NOOP
-        cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
-        if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused):
-            ctx.barred.add(refused.operation)
-        ctx.add_feedback(cand)
-        ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred))
 
     def _escalate(self, ctx: TurnContext, reason: str) -> None:
         ctx.tier += 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chops.domain.outcomes import Outcome
-from chops.pipeline.context import Candidate, Step
+from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.prompting import fragment
 from chops.records import TurnRecord
 
@@ -59,6 +59,21 @@ def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = ()) -> Step | 
         return writes[0]
     return next((s for s in writes if Outcome(s.result.outcome) in _REDONE
                  and (cand.lookups or refused_before(history, s))), None)
+
+
+def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
+    """Reject ``cand`` (``refused_plan``) without the verifier, once a turn, with the refusal as feedback. An
+    operation refused against a precondition, or refused with the same arguments in an earlier turn
+    (``refused_before``), is not offered to the retry: told that order #W… is delivered, the 1.5B model proposed
+    the same item change again. A refusal the request deserves still comes back as an answer saying why, which the
+    verifier judges as ever."""
+    ctx.refusal_redone = True
+    noop = refused.result.outcome == Outcome.OK_NOOP
+    cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
+    if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused):
+        ctx.barred.add(refused.operation)
+    ctx.add_feedback(cand)
+    ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred))
 
 
 def refused_before(history: Sequence[TurnRecord], step: Step) -> bool:
