@@ -88,7 +88,10 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     if any(named(str(new), text) for pair in pairs.values() for new in args.get(pair["partner"]) or ()
            for text in texts):
         return None  # the new item's id typed: "the laptop to item 9844888101"
-    if comparisons(" ".join(texts), labels(v for node in nodes for v in node.values() if isinstance(v, str))):
+    # A question's own comparison asks about the variants ("what's the cheapest keyboard?": the 1.5B proposed the
+    # exchange for it, task 89); one said before it asked for a swap ("a cheaper one, please" … "can you do that?").
+    compared = [t for t in texts if instead != ASKED or t != request]
+    if comparisons(" ".join(compared), labels(v for node in nodes for v in node.values() if isinstance(v, str))):
         return None  # "a larger frame", "the cheapest one": described relative to the old line
     lines = descriptions(nodes)
     for old_arg, pair in pairs.items():
@@ -105,17 +108,18 @@ def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], 
     that side of the line's price ("only if they're cheaper", "a less expensive one") and the one proposed is not;
     else None. Asked for boots "of the same size and material, but only if they're cheaper", the 1.5B chose dearer
     boots of another material (none was cheaper), and the customer's yes committed them (train task 54)."""
-    for said, was, now in _priced_pairs(op, args, texts, sources):
-        side = next((how for option, how in comparisons(said, ()) if option == PRICE and abs(how) == 1), 0)
+    for sentences, _, was, now in _priced_pairs(op, args, texts, sources):
+        side = next((how for option, how in comparisons(" ".join(sentences), ()) if option == PRICE and abs(how) == 1),
+                    0)
         if side and was is not None and now is not None and (now - was) * side <= 0:
             return "cheaper" if side < 0 else "more expensive"
     return None
 
 
 def _priced_pairs(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
-                  sources: Iterable[Any]) -> Iterator[tuple[str, float | None, float | None]]:
-    """For each line a swap replaces: what the customer's ``texts`` say about its product (``about``), the line's
-    price and the new item's."""
+                  sources: Iterable[Any]) -> Iterator[tuple[list[str], str, float | None, float | None]]:
+    """For each line a swap replaces: the sentences of the customer's ``texts`` about its product (``about``), its
+    name, the line's price and the new item's."""
     texts, sources, keys = list(texts), list(sources), op.choice_names()
     lines = descriptions(node for data in sources for node in records(data))
     fields = record_fields(sources, set(keys.values()))  # the names the pack declares (``CHOICES_MENTIONED``)
@@ -123,7 +127,8 @@ def _priced_pairs(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
     for old_arg, pair in op.choice_pairs().items():
         names = fields.get(keys.get(old_arg, ""), {})
         for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
-            yield (" ".join(about(texts, str(names.get(str(old))), known, mentions)), _price(lines.get(str(old), "")),
+            name = str(names.get(str(old)))
+            yield (about(texts, name, known, mentions), name, _price(lines.get(str(old), "")),
                    _price(lines.get(str(new), "")))
 
 
@@ -181,7 +186,9 @@ def over_budget(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
     ("if it's less than 200 bucks I want to exchange it", "at least $30") and the one proposed is outside it; else
     None. Told "if it's less than 200 bucks, exchange my keyboard for it; if not, return it", the 1.5B proposed the
     cheapest keyboard at $226.11 (train task 89)."""
-    for said, _, now in _priced_pairs(op, args, texts, sources):
+    for sentences, name, _, now in _priced_pairs(op, args, texts, sources):
+        # Only a sentence naming the product: "the order must fit within $1150" bounds the total (train task 37).
+        said = " ".join(s for s in sentences if mentions(s, name))
         for word, dollars, bare in _BOUND.findall(said) if now is not None else ():
             bound, word = float((dollars or bare).replace(",", "")), word.lower()
             above = now > bound if word in _AT_MOST else now >= bound

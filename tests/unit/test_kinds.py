@@ -55,6 +55,7 @@ def test_a_swap_the_request_may_ask_for_is_left_alone(request_text, earlier):
 
 @pytest.mark.parametrize("request_text", [
     "What's the storage of the kettle I ordered?",
+    "What's the cheapest kettle available right now?",  # its own comparison asks about the variants (task 89)
     "Is the kettle from #T0000003 still under warranty, and what is it made of?",
     "我买的水壶是什么材质的？",
 ])
@@ -66,8 +67,10 @@ def test_a_swap_for_a_request_that_names_no_change_at_all_is_refused(request_tex
     whole = f"{request_text} Then exchange it for a cheaper one in steel."
     assert unasked_swap(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text, whole], [ORDER, KETTLE],
                         whole) == "know something"
-    # An earlier message of the conversation still counts: "can you do that?" after asking for the steel one.
+    # An earlier message of the conversation still counts: "can you do that?" after asking for the steel one, or for
+    # a cheaper one.
     assert _asked(request_text, earlier=("Exchange it for a cheaper one in steel",)) is None
+    assert _asked(request_text, earlier=("I'd like a cheaper kettle than mine",)) is None
 
 
 def test_the_kind_of_another_swap_asks_for_this_one():
@@ -138,6 +141,7 @@ def test_a_swap_to_another_variant_where_the_same_item_is_asked_for_is_refused(r
     ("Exchange the kettle for one that costs at least $39", "k-red-1l", ("at least $39.00", "$38.99")),
     ("Exchange the kettle for the enamel one, less than 2 liters", "k-red-1l", None),  # no money: no bound
     ("Exchange the kettle for the steel one. My budget for the scarf is under $10", "k-steel-1l", None),  # another's
+    ("My order must fit within $30. Exchange the kettle for the steel one", "k-steel-1l", None),  # the total's bound
 ])
 def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text, new, outside):
     args = {**SWAP, "new_item_ids": [new]}
