@@ -31,7 +31,7 @@ from typing import Any
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
 from chops.pipeline.choices import lines_of, paired, record_arg, typed_ids
-from chops.pipeline.context import Step, TurnContext
+from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.lookups import lookup_record
 from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, values_in
 
@@ -131,6 +131,16 @@ def _for_record(op: Operation, args: dict[str, Any], record: str, sources: list[
     return out
 
 
+def covered(ctx: TurnContext) -> str:
+    """The request whose records the plan may cover: this message, after the request it completes where the last
+    turn asked for a value. "Cancel all my pending orders" asked the reason for each; "I ordered them by mistake"
+    then cancelled only the first (train task 113)."""
+    last = ctx.history[-1] if ctx.history else None
+    if last is None or not asked_for_value(last):
+        return ctx.text
+    return f"{(last.trace or {}).get('request') or last.user_text}\n{ctx.text}"
+
+
 def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContext, steps: list[Step],
             seen: list[Any], lookups: list[Step], record: dict[str, Any]) -> list[Step]:
     """``steps`` (a plan, repaired) with the same writes added for the other records the request covers (``fanned``),
@@ -148,12 +158,13 @@ def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContex
     def dry_run(name: str, args: dict[str, Any]) -> Any:
         return api.call_plan(ctx.nickname, [(name, args)], dry_run=True)
 
-    typed, added = typed_ids([ctx.text]), []
+    text = covered(ctx)
+    typed, added = typed_ids([text]), []
     for s in [s for s in steps if s.writes]:
         arg = record_arg(operations[s.operation])
         taken = {str(t.args.get(arg)) for t in steps + added if t.operation == s.operation}
         room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)
-        added += fanned(operations, s, seen, ctx.text, typed, taken, room, look_up, dry_run)
+        added += fanned(operations, s, seen, text, typed, taken, room, look_up, dry_run)
     if fresh:
         record["lookups"] = [*record.get("lookups", []), *(lookup_record(s) for s in fresh)]
     if added:

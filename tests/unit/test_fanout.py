@@ -47,6 +47,23 @@ def test_cancel_all_pending_orders_is_one_plan_of_a_cancel_each(shop):  # noqa: 
     assert order(engine, "#T0000007")["status"] == "pending (item modified)"  # not a state a cancel takes
 
 
+def test_all_pending_orders_asked_the_reason_are_each_cancelled_once_it_is_given(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    text = "Cancel all my pending orders please"
+    asked = agent.handle(MIA, text, turn_key="g:1", conversation_id="g")
+    assert asked.outcome == "refused_missing_args" and "reason" in asked.reply  # the guess is not taken
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9))
+    given = agent.handle(MIA, "I don't need them anymore", history=[asked.to_record(text)], turn_key="g:2",
+                         conversation_id="g")
+    assert given.outcome == "pending_confirmation"
+    assert [s["args"]["order_id"] for s in given.steps] == ["#T0000002", "#T0000001", "#T0000006"]
+
+
 def test_a_swap_for_all_orders_holding_the_product_takes_each_orders_own_line(shop):  # noqa: F811
     agent, engine, llm = shop
     to_system(llm)
