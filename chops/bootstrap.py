@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from chops.domain.pack import DomainPack
 from chops.domain.system import SystemApi
+from chops.i18n import use_catalogs
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
 from chops.pipeline.tools import ToolRanker
@@ -21,8 +22,10 @@ from chops.settings import Settings
 def build_agent(settings: Settings, pack: DomainPack, api: SystemApi, llm: Any, index: Any, *, engine: sa.Engine,
                 approvals: Any, memory: Any = None, router: bool = True) -> Agent:
     """The pipeline agent of ``pack`` over ``api``: its router (``router=False``: none), its tool ranker (with
-    ``tool_top_k``), the pack's prompt files, and the conversation's pending changes kept in ``engine``'s
-    ``chops_pending_change``."""
+    ``tool_top_k``), the pack's prompt files and catalogs, and the conversation's pending changes kept in
+    ``engine``'s ``chops_pending_change``."""
+    if pack.locale is not None:
+        use_catalogs(pack.locale)
     routing = router_for(settings, pack, index) if router else None
     tools = None
     if settings.tool_top_k > 0:

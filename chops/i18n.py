@@ -5,6 +5,10 @@ the English texts (English needs no catalog). They are read with Babel and compi
 first used, so no generated ``.mo`` file lives in the repository. A msgid is marked ``N_("...")``
 where it is written, so ``pybabel extract -k N_`` (and the catalog test) finds every one.
 Placeholders are named, ``{message}``, filled with ``str.format``.
+
+A domain pack ships the catalogs of its own vocabulary (its operations' titles, argument and column labels: the
+``DomainPack.locale`` directory, laid out the same way); ``use_catalogs`` adds them behind the agent's own, as
+Flask-Babel merges several translation directories.
 """
 
 from __future__ import annotations
@@ -61,9 +65,33 @@ def reply_language(texts: Iterable[str]) -> str:
     return SOURCE_LANGUAGE
 
 
+_PACK_CATALOGS: list[Path] = []  # the domain packs' catalog directories, after the agent's own
+
+
+def use_catalogs(locale_dir: Path) -> None:
+    """Serve a domain pack's catalogs in ``locale_dir`` behind the agent's own (once; the wiring calls it)."""
+    if locale_dir not in _PACK_CATALOGS:
+        _PACK_CATALOGS.append(locale_dir)
+
+
 @lru_cache(maxsize=None)
 def translations(lang: str, locale_dir: Path = LOCALE_DIR) -> gettext.NullTranslations:
-    """The compiled catalog of ``lang``; ``NullTranslations`` (the English msgids) when there is none."""
+    """The compiled catalog of ``lang`` in ``locale_dir``; ``NullTranslations`` (the English msgids) when there is
+    none."""
+    return _compiled(lang, locale_dir)
+
+
+@lru_cache(maxsize=None)
+def _merged(lang: str, dirs: tuple[Path, ...]) -> gettext.NullTranslations:
+    """The catalogs of ``lang`` in ``dirs``, each the fallback of the one before (fresh objects: a fallback is set
+    on the object itself)."""
+    first, *rest = [_compiled(lang, d) for d in dirs]
+    for later in rest:
+        first.add_fallback(later)
+    return first
+
+
+def _compiled(lang: str, locale_dir: Path) -> gettext.NullTranslations:
     path = locale_dir / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
     if lang == SOURCE_LANGUAGE or not path.is_file():
         return gettext.NullTranslations()
@@ -75,10 +103,12 @@ def translations(lang: str, locale_dir: Path = LOCALE_DIR) -> gettext.NullTransl
     return gettext.GNUTranslations(buf)
 
 
-def translate(lang: str, msgid: str, *, locale_dir: Path = LOCALE_DIR, **params: object) -> str:
-    """``msgid`` in ``lang`` with ``params`` filled in. A missing translation is the English msgid; a
-    translation whose placeholders do not match is logged and replaced by the English text."""
-    text = translations(lang, locale_dir).gettext(msgid)
+def translate(lang: str, msgid: str, *, locale_dir: Path | None = None, **params: object) -> str:
+    """``msgid`` in ``lang`` with ``params`` filled in, from the catalogs of ``locale_dir`` (default: the agent's own
+    and the packs' of ``use_catalogs``). A missing translation is the English msgid; a translation whose
+    placeholders do not match is logged and replaced by the English text."""
+    catalogs = translations(lang, locale_dir) if locale_dir else _merged(lang, (LOCALE_DIR, *_PACK_CATALOGS))
+    text = catalogs.gettext(msgid)
     if not params:
         return text  # nothing to fill in (and a value such as a role word may hold braces)
     try:

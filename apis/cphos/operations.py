@@ -20,6 +20,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from apis.cphos.uow import AbstractUnitOfWork
 from chops.domain.outcomes import InvalidArgument, PreconditionFailed
+from chops.i18n import N_
 
 Member = dict[str, Any]
 Reply = tuple[str, Any]
@@ -56,46 +57,54 @@ class NoArgs(Args):
 class SubjectArgs(Args):
     """Arguments of ChangeAllTypesMarkingSubject."""
 
-    subject_index: Int = Field(alias="SubjectIndex", description="the new marking subject (problem index), 1 to 10")
+    subject_index: Int = Field(alias="SubjectIndex", title=N_("the new marking subject (problem index, 1 to 10)"),
+                               description="the new marking subject (problem index), 1 to 10")
 
 
 class ApprovalArgs(Args):
     """Arguments of VerifyTeacherUserToBeSupTeacher."""
 
-    name: Name = Field(alias="Name", description="the user's real name, as it should be registered")
-    view_problem: Int = Field(alias="ViewProblem", description="the marking subject (problem index), 1 to 10")
+    name: Name = Field(alias="Name", title=N_("your real name, as it should be registered"),
+                      description="the user's real name, as it should be registered")
+    view_problem: Int = Field(alias="ViewProblem", title=N_("your marking subject (problem index, 1 to 10)"),
+                               description="the marking subject (problem index), 1 to 10")
 
 
 class TeamLeaderArgs(Args):
     """Arguments of MakeAllTypesToBeSubCoach."""
 
-    team_leader_name: Name = Field(alias="TeamLeaderName",
+    team_leader_name: Name = Field(alias="TeamLeaderName", title=N_("the exact real name of the team leader"),
                                    description="the exact real name of the team leader to become vice of")
 
 
 class LimitArgs(Args):
     """Arguments of ChangeAllTypesUploadLimit."""
 
-    limit: Int = Field(alias="Limit", description="the new upload limit, 0 to 200")
+    limit: Int = Field(alias="Limit", title=N_("the new upload limit (0 to 200)"),
+                      description="the new upload limit, 0 to 200")
 
 
 class SchoolArgs(Args):
     """A school given by its exact name."""
 
-    school_name: SchoolName = Field(alias="SchoolName", description="the exact name of the school")
+    school_name: SchoolName = Field(alias="SchoolName", title=N_("the exact name of the school"),
+                                   description="the exact name of the school")
 
 
 class NewSchoolArgs(Args):
     """Arguments of AddNewSchoolByName."""
 
-    school_name: SchoolName = Field(alias="SchoolName", description="the exact name of the school to add")
-    area_name: Name = Field(alias="AreaName", description="the exact name of the area the school belongs to")
+    school_name: SchoolName = Field(alias="SchoolName", title=N_("the exact name of the school"),
+                                   description="the exact name of the school to add")
+    area_name: Name = Field(alias="AreaName", title=N_("the exact name of the area"),
+                           description="the exact name of the area the school belongs to")
 
 
 class TeacherArgs(Args):
     """Arguments of GetTeacherInfoByName."""
 
-    teacher_name: Name = Field(alias="TeacherName", description="the exact real name of the user to look up")
+    teacher_name: Name = Field(alias="TeacherName", title=N_("the exact real name of the user to look up"),
+                              description="the exact real name of the user to look up")
 
 
 def _in_range(value: int, bounds: tuple[int, int], arg: str) -> None:

@@ -11,6 +11,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from chops.domain.operations import (CHOICES_DESCRIBED, CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH,
                                     CHOICES_ORIGINAL, CHOICES_PAIRED, CHOICES_RECORD, CHOICES_SAID, CHOICES_WHERE)
 
+from chops.i18n import N_
+
 from .views import UNAVAILABLE
 
 MAX_ITEMS = 50  # item ids in one request (the largest order in the data has 5 lines)
@@ -80,51 +82,57 @@ class CalculateArgs(Args):
     """Arguments of calculate."""
 
     expression: Annotated[str, Field(max_length=500)] = Field(
+        title=N_("what to calculate"),
         description="the arithmetic to compute, numbers with + - * / and parentheses, e.g. '(49.99 - 12.5) * 2'")
 
 
 class EmailArgs(Args):
     """Arguments of find_user_id_by_email."""
 
-    email: Text = Field(description="the customer's email address, e.g. 'someone@example.com'")
+    email: Text = Field(title=N_("your email address"),
+                        description="the customer's email address, e.g. 'someone@example.com'")
 
 
 class NameZipArgs(Args):
     """Arguments of find_user_id_by_name_zip."""
 
-    first_name: Text = Field(description="the customer's first name, e.g. 'John'")
-    last_name: Text = Field(description="the customer's last name, e.g. 'Doe'")
+    first_name: Text = Field(title=N_("your first name"), description="the customer's first name, e.g. 'John'")
+    last_name: Text = Field(title=N_("your last name"), description="the customer's last name, e.g. 'Doe'")
     zip: Annotated[str, Field(max_length=32)] = Field(
-        description="the zip code of the customer's address, e.g. '12345'")
+        title=N_("the zip code"), description="the zip code of the customer's address, e.g. '12345'")
 
 
 class OrderArgs(Args):
     """Arguments of get_order_details."""
 
-    order_id: OrderId = Field(description="the order id, '#W' and seven digits, e.g. '#W0000000'",
+    order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
+                              description="the order id, '#W' and seven digits, e.g. '#W0000000'",
                               json_schema_extra=ORDERS)
 
 
 class ProductArgs(Args):
     """Arguments of get_product_details."""
 
-    product_id: Id = Field(description="the product id (not an item id), e.g. '6086499569'",
+    product_id: Id = Field(title=N_("which product"), description="the product id (not an item id), e.g. '6086499569'",
                            json_schema_extra=PRODUCTS)
 
 
 class ItemArgs(Args):
     """Arguments of get_item_details."""
 
-    item_id: Id = Field(description="the item id of one variant (not a product id), e.g. '1008292230'")
+    item_id: Id = Field(title=N_("which item"),
+                        description="the item id of one variant (not a product id), e.g. '1008292230'")
 
 
 class CancelArgs(Args):
     """Arguments of cancel_pending_order."""
 
-    order_id: OrderId = Field(description="the id of the pending order to cancel, e.g. '#W0000000'",
+    order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
+                              description="the id of the pending order to cancel, e.g. '#W0000000'",
                               json_schema_extra=PENDING)
     # The customer's reason, not the model's guess: one they did not give is asked for (``CHOICES_SAID``).
-    reason: Text = Field(description="the reason: exactly 'no longer needed' or 'ordered by mistake'",
+    reason: Text = Field(title=N_("the reason: no longer needed, or ordered by mistake"),
+                         description="the reason: exactly 'no longer needed' or 'ordered by mistake'",
                          json_schema_extra={CHOICES_SAID: True})
 
 
@@ -132,13 +140,16 @@ class AddressArgs(Args):
     """A postal address (the customer's default address): one record, whose parts a plan may take from an address
     of the customer's data that the parts it gives match (``CHOICES_RECORD``)."""
 
-    address1: Text = Field(description="the first line of the address, e.g. '123 Main St'", json_schema_extra=ADDRESS)
-    address2: Text = Field("", description="the second line of the address, e.g. 'Apt 1'; empty when there is none",
+    address1: Text = Field(title=N_("the street address"),
+                           description="the first line of the address, e.g. '123 Main St'", json_schema_extra=ADDRESS)
+    address2: Text = Field("", title=N_("the apartment or suite, if any"),
+                           description="the second line of the address, e.g. 'Apt 1'; empty when there is none",
                            json_schema_extra=ADDRESS)
-    city: Text = Field(description="the city, e.g. 'San Francisco'", json_schema_extra=ADDRESS)
-    state: Text = Field(description="the state, e.g. 'CA'", json_schema_extra=ADDRESS)
-    country: Text = Field(description="the country, e.g. 'USA'", json_schema_extra=ADDRESS)
-    zip: Annotated[str, Field(max_length=32)] = Field(description="the zip code, e.g. '12345'", json_schema_extra=ADDRESS)
+    city: Text = Field(title=N_("the city"), description="the city, e.g. 'San Francisco'", json_schema_extra=ADDRESS)
+    state: Text = Field(title=N_("the state"), description="the state, e.g. 'CA'", json_schema_extra=ADDRESS)
+    country: Text = Field(title=N_("the country"), description="the country, e.g. 'USA'", json_schema_extra=ADDRESS)
+    zip: Annotated[str, Field(max_length=32)] = Field(
+        title=N_("the zip code"), description="the zip code, e.g. '12345'", json_schema_extra=ADDRESS)
 
     def address(self) -> dict[str, str]:
         """The address as the tables store it (db.json's key order)."""
@@ -149,15 +160,18 @@ class AddressArgs(Args):
 class OrderAddressArgs(AddressArgs):
     """Arguments of modify_pending_order_address."""
 
-    order_id: OrderId = Field(description="the id of the pending order to ship elsewhere, e.g. '#W0000000'",
+    order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
+                              description="the id of the pending order to ship elsewhere, e.g. '#W0000000'",
                               json_schema_extra=PENDING)
 
 
 class PaymentArgs(Args):
     """Arguments of modify_pending_order_payment."""
 
-    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=PENDING)
-    payment_method_id: Id = Field(description="which payment method pays the order instead (one of the customer's, "
+    order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
+                              description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=PENDING)
+    payment_method_id: Id = Field(title=N_("which payment method should pay the order instead"),
+                                  description="which payment method pays the order instead (one of the customer's, "
                                               "e.g. 'gift_card_0000000' or 'credit_card_0000000')",
                                   json_schema_extra=CHOSEN_METHOD)
 
@@ -165,12 +179,16 @@ class PaymentArgs(Args):
 class SwapArgs(Args):
     """Arguments of modify_pending_order_items (``ExchangeArgs``: of exchange_delivered_order_items)."""
 
-    order_id: OrderId = Field(description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=PENDING)
-    item_ids: ItemIds = Field(description="the item ids of the order's lines to change; an id twice for two "
+    order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
+                              description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=PENDING)
+    item_ids: ItemIds = Field(title=N_("which items to change"),
+                              description="the item ids of the order's lines to change; an id twice for two "
                                           "lines of the same item", json_schema_extra=SWAPPED_LINES)
-    new_item_ids: ItemIds = Field(description="the new item id for each item in item_ids, same position, an "
+    new_item_ids: ItemIds = Field(title=N_("what to change them to"),
+                                  description="the new item id for each item in item_ids, same position, an "
                                               "available variant of the same product", json_schema_extra=NEW_ITEMS)
-    payment_method_id: Id = Field(description="which payment method pays or receives the price difference (one of "
+    payment_method_id: Id = Field(title=N_("which payment method should pay or receive the price difference"),
+                                  description="which payment method pays or receives the price difference (one of "
                                               "the customer's, e.g. 'gift_card_0000000')",
                                   json_schema_extra=DIFFERENCE_METHOD)
 
@@ -178,17 +196,22 @@ class SwapArgs(Args):
 class ExchangeArgs(SwapArgs):
     """Arguments of exchange_delivered_order_items."""
 
-    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'",
+    order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
+                              description="the id of the delivered order, e.g. '#W0000000'",
                               json_schema_extra=DELIVERED)
 
 
 class ReturnArgs(Args):
     """Arguments of return_delivered_order_items."""
 
-    order_id: OrderId = Field(description="the id of the delivered order, e.g. '#W0000000'",
+    order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
+                              description="the id of the delivered order, e.g. '#W0000000'",
                               json_schema_extra=DELIVERED)
-    item_ids: ItemIds = Field(description="the item ids of the order's lines to return; an id twice for two lines "
+    item_ids: ItemIds = Field(title=N_("which items to return"),
+                              description="the item ids of the order's lines to return; an id twice for two lines "
                                           "of the same item", json_schema_extra=ORDER_ITEMS)
-    payment_method_id: Id = Field(description="which payment method receives the refund: the order's original "
+    payment_method_id: Id = Field(title=N_("which payment method should receive the refund: the original one or a "
+                                             "gift card"),
+                                  description="which payment method receives the refund: the order's original "
                                               "payment method or one of the customer's gift cards",
                                   json_schema_extra=METHODS)

@@ -49,6 +49,7 @@ class RetailPack:
     prompts = Path(__file__).with_name("prompts")  # the shop's wording and made-up examples, over prompts/
     closing_question = True  # a shop's manners (and tau2's users): "Is there anything else I can help you with?"
     currency = "USD"  # what its refunds and charges are in (a conversation's total is said in it)
+    locale = Path(__file__).with_name("locale")  # the Chinese words of its operations and arguments
     split_requests = True  # "change the address and swap the speaker": each change described and confirmed in turn
     metadata = t.metadata
     migrations = MIGRATIONS  # the retail_* tables' history (version table retail_alembic_version)

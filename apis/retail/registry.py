@@ -8,19 +8,42 @@ from apis.retail import args as a
 from apis.retail import reads as r
 from apis.retail import writes as w
 from chops.domain.operations import Operation
+from chops.i18n import N_
 
 
 def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] = (),
           follows: tuple[tuple[str, str, str, str], ...] = ()) -> Operation:
     return Operation(name, description, args, writes=False, admin_only=False, run=run, observe=True, needs=needs,
-                     follows=follows)
+                     follows=follows, title=TITLES[name])
 
 
 def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], unchanged: str | None = None,
            asked_by: tuple[str, ...] = (), unasked_by: tuple[str, ...] = (), **counterparts: str) -> Operation:
     return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
                      counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by,
-                     unasked_by=unasked_by)
+                     unasked_by=unasked_by, title=TITLES[name])
+
+
+# What each operation does, as the customer would say it (``Operation.title``: a confirmation's lines, "Not done: …").
+# The account checks say neither "email" nor "account": the scripted users of the eval read those as asking who they
+# are.
+TITLES = {
+    "get_user_details": N_("look up your profile"),
+    "get_order_details": N_("look up your order"),
+    "get_product_details": N_("look up a product"),
+    "get_item_details": N_("look up an item"),
+    "list_all_product_types": N_("list our products"),
+    "find_user_id_by_email": N_("check who you are"),
+    "find_user_id_by_name_zip": N_("check who you are"),
+    "calculate": N_("calculate"),
+    "cancel_pending_order": N_("cancel your order"),
+    "modify_pending_order_address": N_("ship your order to another address"),
+    "modify_pending_order_payment": N_("pay your order another way"),
+    "modify_pending_order_items": N_("change items of your order"),
+    "exchange_delivered_order_items": N_("exchange items of your order"),
+    "return_delivered_order_items": N_("return items of your order"),
+    "modify_user_address": N_("change your default address"),
+}
 
 
 # A payment change is offered only where the customer speaks of paying (``Operation.asked_by``): the 1.5B proposed it

@@ -83,6 +83,12 @@ class Operation:
     offered at all (``asked_in``; empty: always offered); ``unasked_by``: words that, in the request itself, speak of
     another operation's part, so this one is not offered for it ("use my gift card for any extra charge" is a swap's
     price difference, not a change of the order's payment method).
+
+    What the customer reads of it (the pack's reply vocabulary, English msgids of its own catalog,
+    ``DomainPack.locale``): ``title``, the operation as a user would name it ("change your school"; empty: its name);
+    each argument's ``Field(title=...)``, what a reply asking for it calls it (none: its description); ``columns``,
+    ``(key, label)`` pairs of the fields of a read's rows a reply lists, in order (none: every field as it is);
+    ``worded``, the columns whose values are words of the catalog too (a role).
     """
 
     name: str
@@ -99,6 +105,9 @@ class Operation:
     unchanged: str | None = None  # the operation meant when each new value of its pairs is its old one
     asked_by: tuple[str, ...] = ()
     unasked_by: tuple[str, ...] = ()
+    title: str = ""
+    columns: tuple[tuple[str, str], ...] = ()
+    worded: tuple[str, ...] = ()
 
     def asked_in(self, texts: Iterable[str], request: str = "") -> bool:
         """Whether ``texts`` ask for this operation: ``asked_by`` is empty, or one of its words starts a word of

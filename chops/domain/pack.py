@@ -4,7 +4,8 @@ company brings its own system as a package of its own, not as an edit of the age
 
 What a pack provides, behind this Protocol: the ``SystemApi`` over its database (its typed operations, the
 signed-in user's profile, the people a message may name), its tables and their migrations, its demo data
-and its loader, and the labelled example messages the router is trained on.
+and its loader, the labelled example messages the router is trained on, its prompts and the catalogs of the words its
+replies use.
 
 Schema: a pack declares its tables (``metadata``, a ``MetaData`` of its own) and where their Alembic
 migrations live (``migrations``); ``chops.migrate.upgrade(engine, pack)`` — behind ``chops db upgrade``,
@@ -36,6 +37,10 @@ class DomainPack(Protocol):
     # shop whose every change waits for its own yes; CPHOS proposes several changes as one plan instead.
     split_requests: bool
     currency: str | None  # ISO 4217 code of the money its operations move (``OperationResult.money``); None: none
+    # The gettext catalogs of its reply vocabulary (``<locale>/<lang>/LC_MESSAGES/chops.po``: the titles and labels of
+    # its operations, ``Operation.title``), served behind the agent's own (``chops.i18n.use_catalogs``); None: English
+    # only. Ship it as package data.
+    locale: Path | None
     metadata: sa.MetaData  # the pack's own tables (never the agent's ``chops_*``)
     # The directory of the tables' Alembic history (env.py, script.py.mako, versions/; first revision: the
     # baseline), ship it as package data. None: the tables are created when missing and never altered.

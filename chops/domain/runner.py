@@ -83,6 +83,11 @@ def parse_args(op: Operation, args: Any) -> BaseModel:
             missing.append(f.alias or name)
     if missing:
         raise MissingArguments(f"{op.name} needs {', '.join(missing)}; please provide it.")
+    # An optional argument given as null is not given: it takes its default (an address without a second line is
+    # "", and the grounding turns a blank value into null).
+    optional = {f.alias or n for n, f in fields.items() if not f.is_required()} | \
+        {n for n, f in fields.items() if not f.is_required()}
+    args = {k: v for k, v in args.items() if not (v is None and k in optional)}
     try:
         return op.args_model.model_validate(args)
     except ValidationError as exc:

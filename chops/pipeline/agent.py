@@ -25,6 +25,7 @@ from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
+from chops.pipeline.lookups import conversation_lookups
 from chops.pipeline.plans import ApprovalQueue, carry_out
 from chops.pipeline.prompting import fragment, pack_prompts, system_part
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
@@ -206,7 +207,8 @@ class Agent:
                 ctx.add_feedback(cand)
                 self._escalate(ctx, check[0])
                 continue
-            refused = refused_plan(cand, ctx.history) if i < rounds and not ctx.refusal_redone else None
+            refused = refused_plan(cand, ctx.history, bool(conversation_lookups(ctx))) \
+                if i < rounds and not ctx.refusal_redone else None
             if refused is not None:
                 redo(ctx, cand, refused)
                 continue

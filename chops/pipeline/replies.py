@@ -19,44 +19,14 @@ from chops.pipeline.prompting import clip
 
 READ_ROWS = 10  # rows listed in a reply; more are summarised by count
 
-# What each operation does, as the user would say it (the registry's descriptions are for the models).
-OPERATION_TITLES = {
-    "ChangeAllTypesMarkingSubject": N_("change your marking subject"),
-    "VerifyTeacherUserToBeSupTeacher": N_("complete your application"),
-    "MakeAllTypesToBeArbiter": N_("make you an arbiter"),
-    "MakeAllTypesToBeSupTeacher": N_("make you a team leader"),
-    "MakeAllTypesToBeSubCoach": N_("make you a vice team leader"),
-    "ChangeAllTypesUploadLimit": N_("change your upload limit"),
-    "ChangeAllTypesSchool": N_("change your school"),
-    "AddNewSchoolByName": N_("add a new school"),
-    "GetTeacherInfoByName": N_("look up users by name"),
-    "GetTeacherInfoBySchoolName": N_("list the users of a school"),
-}
-# What each argument is, for a reply asking for it (the field descriptions are worded for the models).
-ARGUMENT_LABELS = {
-    "SubjectIndex": N_("the new marking subject (problem index, 1 to 10)"),
-    "ViewProblem": N_("your marking subject (problem index, 1 to 10)"),
-    "Name": N_("your real name, as it should be registered"),
-    "TeamLeaderName": N_("the exact real name of the team leader"),
-    "Limit": N_("the new upload limit (0 to 200)"),
-    "SchoolName": N_("the exact name of the school"),
-    "AreaName": N_("the exact name of the area"),
-    "TeacherName": N_("the exact real name of the user to look up"),
-}
 # Why an operation was refused, per outcome code, for languages other than the domain's own.
 REFUSALS = {
     Outcome.REFUSED_INVALID_ARG: N_("{action}: the details you gave are not valid or match nothing in the "
                                     "system ({values})."),
-    Outcome.REFUSED_PRECONDITION: N_("{action}: your account's current state does not allow it (for example, "
-                                     "your marking is not finished)."),
+    Outcome.REFUSED_PRECONDITION: N_("{action}: the current state of your account does not allow it."),
     Outcome.REFUSED_PERMISSION: N_("{action}: you do not have permission to do this."),
     Outcome.NOT_IN_SYSTEM: N_("{action}: you are not in the system."),
 }
-# The columns a read's rows show, and the role words of the ``role`` column.
-ROW_LABELS = {"user_name": N_("name"), "role": N_("role"), "school_name": N_("school"), "area_name": N_("area"),
-              "team_leader_name": N_("team leader"), "subject": N_("marking subject"),
-              "limit": N_("upload limit")}
-ROLES = {"team leader": N_("team leader"), "arbiter": N_("arbiter"), "vice team leader": N_("vice team leader")}
 
 
 def not_in_system_reply(lang: str) -> str:
@@ -169,11 +139,11 @@ def answer_reply(cand: Candidate, lang: str) -> str:
 
 def missing_description(operation: Any, args: dict[str, Any], lang: str) -> str:
     """The arguments still missing, described for the user."""
-    fields = [(info.alias or name, info.description) for name, info in operation.args_model.model_fields.items()]
-    # A label of the catalog where there is one; else the pack's own description of the argument (every field has
-    # one), never its code name: a customer cannot answer "payment_method_id".
-    parts = [translate(lang, ARGUMENT_LABELS[key]) if key in ARGUMENT_LABELS else (text or key)
-             for key, text in fields if args.get(key) is None]
+    # The pack's label for the customer where it has one (its ``Field(title=...)``), else its description (every
+    # field has one), never its code name: a customer cannot answer "payment_method_id".
+    parts = [translate(lang, info.title) if info.title else (info.description or key)
+             for name, info in operation.args_model.model_fields.items()
+             if args.get(key := info.alias or name) is None]
     return join_list(parts, lang) or translate(lang, N_("the missing details"))
 
 
@@ -209,7 +179,7 @@ def read_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> 
     message = _detail(operation, result, args, lang)
     if not rows:
         return translate(lang, N_("{message} No matching records were found."), message=message)
-    lines = [f"- {_row_text(r, lang)}" for r in rows[:READ_ROWS]]
+    lines = [f"- {_row_text(operation, r, lang)}" for r in rows[:READ_ROWS]]
     if len(rows) > READ_ROWS:
         lines.append("- " + translate(lang, N_("… and {count} more"), count=len(rows) - READ_ROWS))
     return translate(lang, N_("{message}\n{rows}"), message=message, rows="\n".join(lines))
@@ -217,7 +187,7 @@ def read_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> 
 
 def _action(operation: Any, args: dict[str, Any], lang: str) -> tuple[str, str]:
     """The operation as the user would name it, and its argument values as one phrase."""
-    action = translate(lang, OPERATION_TITLES.get(operation.name, operation.name))
+    action = translate(lang, operation.title) if operation.title else operation.name
     return action, join_list([str(v) for v in args.values() if v is not None], lang)
 
 
@@ -243,18 +213,18 @@ def _detail(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str
     return translate(lang, N_("{request}."), request=_request(operation, args, lang))
 
 
-def _row_text(row: Any, lang: str) -> str:
+def _row_text(operation: Any, row: Any, lang: str) -> str:
     if hasattr(row, "model_dump"):
         row = row.model_dump()
     if not isinstance(row, dict):
         return clip(str(row), 400)
     parts = []
-    for key, label in ROW_LABELS.items():
+    for key, label in operation.columns:
         value = row.get(key)
         if value in (None, ""):
             continue
-        if key == "role":
-            value = translate(lang, ROLES.get(value, str(value)))
+        if key in operation.worded:
+            value = translate(lang, str(value))
         parts.append(translate(lang, N_("{label}: {value}"), label=translate(lang, label), value=value))
     if not parts:  # not a user row: show what it holds
         parts = [f"{k}: {v}" for k, v in row.items() if v not in (None, "")]

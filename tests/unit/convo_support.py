@@ -163,6 +163,7 @@ class MiniPack:
     prompts = None
     router_examples = None
     currency = None
+    locale = None
     closing_question = True  # a shop closes a finished request with "anything else?"
     split_requests = False  # the stub agent handles one request a turn
     metadata = meta

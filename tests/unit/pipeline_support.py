@@ -15,6 +15,7 @@ from apis.cphos.pack import pack as cphos_pack
 from apis.cphos.service import Api
 from chops import tables as ct
 from chops.db import make_engine
+from chops.i18n import use_catalogs
 from chops.llm import ScriptedLLM
 from chops.pipeline import Agent
 from chops.retrieval import Chunk
@@ -80,6 +81,7 @@ def make_agent(engine, llm=None, index=None, memory=None, router=None, pending=N
     llm = llm or ScriptedLLM()
     settings = get_settings(**overrides)
     api = Api(engine)
+    use_catalogs(cphos_pack.locale)  # as the wiring (``chops.bootstrap.build_agent``) does
     return Agent(api, llm, settings, index if index is not None else FakeIndex(),
                  approvals=ConversationStore(engine, api=api), memory=memory, router=router, pending=pending,
                  prompts=cphos_pack.prompts, tools=tools), llm

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from babel.messages.extract import extract_from_dir
 from pydantic import BaseModel, ConfigDict, Field
 
 from chops.domain.operations import Operation
@@ -196,6 +197,26 @@ def test_the_prompts_a_third_business_gets_speak_of_it_alone():
     generic = Path(__file__).resolve().parents[2] / "prompts"
     assert {f.name: other_business_words(f.read_text("utf-8")) for f in generic.glob("pipeline_*.txt")
             if other_business_words(f.read_text("utf-8"))} == {}
+
+
+def test_the_replies_the_agent_writes_itself_speak_of_no_business():
+    # Its message catalogs' msgids: a pack's words (its operations' titles, its labels) are in the pack's catalogs.
+    msgids = {msg for _, _, msg, _, _ in extract_from_dir(str(CHOPS), method_map=[("**.py", "python")],
+                                                           keywords={"N_": None})}
+    assert len(msgids) > 40
+    # Money is the agent's own business (a pack names its currency): "refund you $8.00" is no shop's word.
+    assert {m: found for m in msgids if (found := [w for w in other_business_words(m) if w != "refund"])} == {}
+
+
+def test_a_third_business_without_catalogs_asks_in_its_own_words():
+    llm = ScriptedLLM()
+    api = LibraryApi({"ada": {"Dune": 1}})
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals())
+    to_system(llm)
+    llm.enqueue("executor", call("RenewLoan", Title=None)).enqueue("verifier", verdict(9))
+    result = agent.handle("ada", "请帮我续借一本书", turn_key="lib:2")
+    assert result.outcome == "refused_missing_args"
+    assert "the exact title of the borrowed book" in result.reply  # its description: no Chinese words for it
 
 
 def test_a_value_the_reader_never_wrote_is_not_used_in_the_third_business_either():

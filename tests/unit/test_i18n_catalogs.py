@@ -6,13 +6,14 @@ import string
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 import chops
-from apis.cphos.registry import OPERATIONS
-from chops.i18n import LANGUAGES, LOCALE_DIR, reply_language, text_language, translate, translations
-from chops.pipeline.replies import ARGUMENT_LABELS, OPERATION_TITLES
+from chops import i18n
+from chops.domain.pack import available_packs, load_pack
+from chops.i18n import LANGUAGES, LOCALE_DIR, reply_language, text_language, translate, translations, use_catalogs
 
 PACKAGE = Path(chops.__file__).parent
 
@@ -59,9 +60,40 @@ def test_every_msgid_used_in_code_has_a_chinese_translation_with_the_same_placeh
         assert translate("zh", msgid) == message.string  # the compiled catalog serves it
 
 
-def test_every_operation_and_argument_has_words_for_the_user():
-    assert set(OPERATION_TITLES) == set(OPERATIONS)
-    assert set(ARGUMENT_LABELS) == {f.alias for op in OPERATIONS.values() for f in op.args_model.model_fields.values()}
+def _vocabulary(pack) -> set[str]:
+    """The words a pack's replies show the user: titles, argument and column labels."""
+    words = set()
+    for op in pack.api(sa.create_engine("sqlite://")).operations.values():
+        assert op.title, f"{pack.name}: {op.name} has no title"
+        for name, field in op.args_model.model_fields.items():
+            assert field.title, f"{pack.name}: {op.name}.{name} has no label for the user"
+            words.add(field.title)
+        words |= {op.title, *(label for _, label in op.columns)}
+    return words
+
+
+@pytest.mark.parametrize("name", ["cphos", "retail"])
+def test_every_operation_and_argument_of_a_pack_has_words_for_the_user_in_its_own_catalog(name):
+    assert name in available_packs()
+    pack = load_pack(name)
+    with (pack.locale / "zh" / "LC_MESSAGES" / "chops.po").open("rb") as fp:
+        catalog = read_po(fp)
+    for msgid in sorted(_vocabulary(pack)):
+        message = catalog.get(msgid)
+        assert message is not None and message.string and not message.fuzzy, f"{name}: untranslated {msgid!r}"
+        assert translate("zh", msgid, locale_dir=pack.locale) == message.string
+
+
+def test_a_packs_catalog_is_served_behind_the_agents_own(tmp_path, monkeypatch):
+    monkeypatch.setattr(i18n, "_PACK_CATALOGS", [])  # the packs this process wired stay as they were
+    pack_locale = _po(tmp_path, "zh", 'msgid "rent a bicycle"\nmsgstr "租一辆自行车"\n\n'
+                                      'msgid "Done: {message}"\nmsgstr "好了：{message}"\n')
+    assert translate("zh", "rent a bicycle") == "rent a bicycle"  # not served before the wiring adds it
+    use_catalogs(pack_locale)
+    use_catalogs(pack_locale)  # once
+    assert translate("zh", "rent a bicycle") == "租一辆自行车"
+    assert translate("zh", "Done: {message}", message="x") == "已完成：x"  # the agent's own wins
+    assert translate("en", "rent a bicycle") == "rent a bicycle"
 
 
 def _po(tmp_path: Path, lang: str, entries: str) -> Path:

@@ -50,7 +50,7 @@ CASES = {
                 "Switch me to grading problem 4", "我想改成阅卷第四题",
                 "I couldn't do that: You cannot change your marking subject: you have not finished marking "
                 "(3 problem(s) left in the current exam).",
-                "无法办理：更改阅卷题号：您账户的当前状态不允许此操作（例如还有未完成的阅卷）。"),
+                "无法办理：更改阅卷题号：您账户的当前状态不允许此操作。"),
     "refused_permission": ("demo_leader", _write, "GetTeacherInfoBySchoolName", {"SchoolName": "Lakeside Academy"},
                            "Who works at Lakeside Academy?", "Lakeside Academy 有哪些老师在用系统？",
                            None, "无法办理：查询学校的用户：您没有执行此操作的权限。"),

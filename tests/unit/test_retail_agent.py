@@ -10,6 +10,7 @@ import pytest
 
 from apis.retail import loader
 from apis.retail.pack import RetailPack
+from chops.i18n import use_catalogs
 from chops.llm import ScriptedLLM
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
@@ -23,23 +24,29 @@ from tests.unit.test_lookup_confirm import YES, Approvals
 def shop(sqlite_url):
     engine, api = load_shop(sqlite_url)
     llm = ScriptedLLM()
+    use_catalogs(RetailPack.locale)  # as the wiring (``chops.bootstrap.build_agent``) does
     agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(),
                   pending=PendingChanges(engine, ttl_s=600))
     yield agent, engine, llm
     engine.dispose()
 
 
-def test_a_cancel_is_looked_up_described_and_committed_on_yes(shop):
-    agent, engine, llm = shop
+def ask_to_cancel(agent: Agent, llm: ScriptedLLM, text: str, key: str):
+    """The customer asks to cancel #T0000002 with ``text``; the scripted model looks it up and proposes the cancel."""
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
     llm.enqueue("verifier", verdict(9))
-    asked = agent.handle(MIA, "Please cancel order #T0000002, I ordered it by mistake", turn_key="r:1",
-                         conversation_id="r")
+    return agent.handle(MIA, text, turn_key=f"{key}:1", conversation_id=key)
+
+
+def test_a_cancel_is_looked_up_described_and_committed_on_yes(shop):
+    agent, engine, llm = shop
+    asked = ask_to_cancel(agent, llm, "Please cancel order #T0000002, I ordered it by mistake", "r")
     assert "Chair" in prompt_text(llm, "executor", 1)  # the look-up's result fed the next step
     assert asked.outcome == "pending_confirmation" and not asked.committed
     assert "status pending → cancelled" in asked.reply and "balance 100.0 → 220.0" in asked.reply
+    assert "- cancel your order: #T0000002" in asked.reply  # the pack's words for it, not "cancel_pending_order"
     assert order(engine, "#T0000002")["status"] == "pending" and balance(engine, MIA, "gift_card_mia") == 100.0
     llm.enqueue("classifier", YES)
     done = agent.handle(MIA, "yes please", turn_key="r:2", conversation_id="r")
@@ -47,9 +54,17 @@ def test_a_cancel_is_looked_up_described_and_committed_on_yes(shop):
     assert order(engine, "#T0000002")["status"] == "cancelled" and balance(engine, MIA, "gift_card_mia") == 220.0
 
 
+def test_a_chinese_request_is_described_in_the_packs_chinese_words(shop):
+    agent, _, llm = shop
+    asked = ask_to_cancel(agent, llm, "请取消订单 #T0000002，我下错单了", "z")
+    assert asked.outcome == "pending_confirmation"
+    assert "- 取消您的订单：#T0000002" in asked.reply and "cancel_pending_order" not in asked.reply
+
+
 def test_the_shops_executor_sees_what_each_order_holds_before_any_look_up(sqlite_url):
     engine, api = load_shop(sqlite_url)
     llm = ScriptedLLM()
+    use_catalogs(RetailPack.locale)  # as the wiring (``chops.bootstrap.build_agent``) does
     agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(),
                   pending=PendingChanges(engine, ttl_s=600), prompts=RetailPack.prompts)
     to_system(llm)
@@ -146,6 +161,28 @@ def test_a_plan_that_changes_nothing_is_redone_told_so(shop):
     assert "it changes nothing, that is already so" in prompt_text(llm, "executor", 2)
     assert result.reply.startswith("That is your address already.") and not result.committed
     assert [s["role"] for s in result.trace["steps"]].count("redo") == 1
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_a_plan_that_changes_nothing_from_an_earlier_turns_look_ups_is_redone_too(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It ships to 1 Test Way."}]})
+    llm.enqueue("verifier", verdict(9))
+    first = agent.handle(MIA, "Where does #T0000001 ship to?", turn_key="e:1", conversation_id="e")
+    history = [first.to_record("Where does #T0000001 ship to?")]
+    to_system(llm)
+    llm.enqueue("executor", call("modify_pending_order_address", order_id="#T0000001", address1="1 Test Way",
+                                 address2="", city="Testville", state="ZZ", country="USA", zip="11111"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It ships there already."}]})
+    llm.enqueue("verifier", verdict(9))
+    again = agent.handle(MIA, "Then ship it to 1 Test Way, Testville ZZ 11111 please", history=history, turn_key="e:2",
+                         conversation_id="e")
+    assert "it changes nothing, that is already so" in prompt_text(llm, "executor", 3)
+    assert again.reply.startswith("It ships there already.") and not again.committed
     assert loader.export(engine) == before and llm.pending() == {}
 
 

@@ -122,6 +122,13 @@ def test_a_pending_order_ships_to_a_new_address(shop, order_id):
     assert {c.field for c in result.diff} == {"address1", "city", "state", "zip"}  # address2 was already empty
 
 
+def test_an_address_whose_second_line_is_null_has_none(shop):
+    engine, _ = shop  # a blank value reaches the platform as null (the grounding's "not given")
+    ok(shop, "modify_pending_order_address", {"order_id": "#T0000001", **NEW_ADDRESS, "address2": None})
+    assert order(engine, "#T0000001")["address"]["address2"] == ""
+    refused(shop, "modify_user_address", {**NEW_ADDRESS, "city": None}, "refused_missing_args", "city")
+
+
 def test_a_delivered_order_keeps_its_address(shop):
     refused(shop, "modify_pending_order_address", {"order_id": "#T0000003", **NEW_ADDRESS}, "refused_precondition",
             "only a pending order can change its address")
