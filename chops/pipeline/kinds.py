@@ -207,34 +207,46 @@ def _price(description: str) -> float | None:
         return None
 
 
+# What the customer said to do where a condition of theirs fails: "if not, return it", "otherwise just cancel".
+_OTHERWISE = re.compile(r"\b(?:if not|if it(?:'s| is)n'?t|if (?:that|this|it)(?:'s| is) not (?:possible|available|so)|"
+                        r"if there(?:'s| is) (?:none|no such)|otherwise|or else|failing that)\b[,:]?\s*[^.;!?\n]+",
+                        re.IGNORECASE)
+
+
+def otherwise(texts: Iterable[str]) -> str | None:
+    """The customer's own words for what to do where the condition of a change fails ("if not, return it"), from
+    the first of ``texts`` that has some; else None. Told that the cheapest keyboard is over the $200 the customer
+    set, the 1.5B wrote the refusal back to them instead of the return they asked for in that case (train task 89)."""
+    return next((found.group(0).strip()[:160] for text in texts if (found := _OTHERWISE.search(text))), None)
+
+
 def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                  texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
     """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``other_items``, ``not_the_same``,
-    ``against_price``, ``over_budget``), or None."""
+    ``against_price``, ``over_budget``), or None. The message reads as the customer would be told it; where a
+    condition of theirs failed, it ends with what they said to do then (``otherwise``)."""
     texts, sources = list(texts), list(sources)
     instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
-        return OperationResult(
-            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": instead},
-            message=f"Not run: you asked to {instead}, not for other items in place of these")
+        return _refused(op, instead, f"you asked to {instead}, not for other items in place of these")
     named_instead = other_items(op, args, request, sources)
     if named_instead is not None:
-        return OperationResult(
-            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": named_instead},
-            message=f"Not run: you asked about the {named_instead}, not the items this would change")
+        return _refused(op, named_instead, f"you asked about the {named_instead}, not the items this would change")
     changed = not_the_same(op, args, request, texts, sources)
+    side = against_price(op, args, texts, sources) if changed is None else None
+    outside = over_budget(op, args, texts, sources) if changed is None and side is None else None
+    if changed is None and side is None and outside is None:
+        return None
     if changed is not None:
-        return OperationResult(
-            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": "the same item"},
-            message=f"Not run: you asked for the same item, and this one differs ({changed})")
-    side = against_price(op, args, texts, sources)
-    if side is not None:
-        return OperationResult(
-            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": side},
-            message=f"Not run: you asked for a {side} one, and this new item is not {side}")
-    outside = over_budget(op, args, texts, sources)
-    if outside is not None:
-        return OperationResult(
-            operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": outside[0]},
-            message=f"Not run: you asked for one {outside[0]}, and this new item costs {outside[1]}")
-    return None
+        asked, why = "the same item", f"you asked for the same item, and this one differs ({changed})"
+    elif side is not None:
+        asked, why = side, f"you asked for a {side} one, and this new item is not {side}"
+    else:
+        asked, why = outside[0], f"you asked for one {outside[0]}, and this new item costs {outside[1]}"
+    fallback = otherwise([request, *texts])
+    return _refused(op, asked, why + (f"; for that case you said: \"{fallback}\"" if fallback else ""))
+
+
+def _refused(op: Operation, asked: str, message: str) -> OperationResult:
+    return OperationResult(operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": asked},
+                           message=message)

@@ -7,7 +7,7 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import against_price, other_items, over_budget, swap_refusal, unasked_swap
+from chops.pipeline.kinds import against_price, other_items, otherwise, over_budget, swap_refusal, unasked_swap
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -150,5 +150,27 @@ def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text
     assert over_budget(EXCHANGE, args, [request_text], [order, KETTLE]) == outside
     refused = swap_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [order, KETTLE])
     assert (refused is None) == (outside is None)
-    assert outside is None or refused.message == f"Not run: you asked for one {outside[0]}, and this new item costs " \
-        f"{outside[1]}"
+    assert outside is None or refused.message.startswith(
+        f"you asked for one {outside[0]}, and this new item costs {outside[1]}")
+
+
+@pytest.mark.parametrize("text, said", [
+    ("If the steel kettle is under 30 bucks, swap mine for it; if not, return it.", "if not, return it"),
+    ("Exchange it for the same one; otherwise just cancel the order please", "otherwise just cancel the order please"),
+    ("I'd like the cheaper lamp, or else a refund to my card!", "or else a refund to my card"),
+    ("Switch to the red one if it's in stock. If that's not possible, I'll keep mine", "If that's not possible, "
+     "I'll keep mine"),
+    ("If there's none in blue, send the scarf back", "If there's none in blue, send the scarf back"),
+    ("Swap the kettle for the steel one if it's under $40", None),  # no fallback said
+    ("Anything else in green?", None),
+])
+def test_what_the_customer_said_to_do_where_their_condition_fails(text, said):
+    assert otherwise([text]) == said
+
+
+def test_a_refused_conditional_swap_says_what_the_customer_asked_for_in_that_case():
+    request_text = "Is the steel kettle under $30? If so, exchange my kettle for it; if not, return it"
+    args = {**SWAP, "new_item_ids": ["k-steel-1l"]}
+    refused = swap_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
+    assert refused.message == 'you asked for one under $30.00, and this new item costs $40.00; for that case you ' \
+        'said: "if not, return it"'
