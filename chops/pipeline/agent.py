@@ -22,7 +22,7 @@ from chops.llm import LLM, LLMError
 from chops.pipeline import agenda, tally
 from chops.pipeline.classifier import Classifier
 from chops.pipeline.confirm import Confirmation, PendingStore
-from chops.pipeline.context import Candidate, TurnContext
+from chops.pipeline.context import Candidate, TurnContext, since_cancel
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
 from chops.pipeline.lookups import conversation_lookups
@@ -39,16 +39,10 @@ from chops.records import CONVERSATION_ROUTES, TurnRecord, TurnResult
 from chops.router import Router
 from chops.settings import Settings
 
+
 def idempotency_key(turn_key: str) -> str:
     """The commit's idempotency key for a conversation turn: the same turn never writes twice."""
     return "turn-" + hashlib.sha256(turn_key.encode("utf-8")).hexdigest()[:40]
-
-
-def since_cancel(history: Sequence[TurnRecord]) -> list[TurnRecord]:
-    """The turns after the user's last "never mind": a dropped request must not be taken up again
-    (e.g. a value given later is not the missing argument it was asked for)."""
-    cut = max((i + 1 for i, t in enumerate(history) if t.route == "cancel"), default=0)
-    return list(history[cut:])
 
 
 class Agent:

@@ -4,6 +4,7 @@ and the candidates the executor produced."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -203,3 +204,10 @@ class TurnContext:
 def dumps(value: Any) -> str:
     """Compact JSON for prompts and the trace."""
     return json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
+
+
+def since_cancel(history: Sequence[TurnRecord]) -> list[TurnRecord]:
+    """The turns after the user's last "never mind": a dropped request must not be taken up again
+    (e.g. a value given later is not the missing argument it was asked for)."""
+    cut = max((i + 1 for i, t in enumerate(history) if t.route == "cancel"), default=0)
+    return list(history[cut:])

@@ -36,7 +36,7 @@ from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.kinds import another_kind, swap_refusal
+from chops.pipeline.kinds import another_kind, unasked_refusal
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
@@ -228,8 +228,8 @@ class Executor:
 
         A repeated call is dropped. When the request names another member as the target of any write
         (``chops.pipeline.targets``), no step runs at all: every write is refused, and the reads too,
-        since the request is about someone else; so too for a swap the request does not ask for
-        (``chops.pipeline.kinds``) or one against the price asked for, which the agent then redoes."""
+        since the request is about someone else; so too for a write of products nobody named, a swap the request
+        does not ask for (``chops.pipeline.kinds``) or one against the price asked for, which the agent then redoes."""
         steps: list[Step] = []
         read = conversation_lookups(ctx) if lookups is None else lookups
         known, seen = looked_up(ctx, read), seen_data(ctx, read)
@@ -243,9 +243,11 @@ class Executor:
         others: list[str] = []
         for s in writes:
             others += [who for who in others_named(self.api, ctx, s.args) if who not in others]
-        # A swap the request does not ask for (it asks to return or cancel), or against the price it asks for.
-        unasked = next((r for s in writes if (r := swap_refusal(self.operations[s.operation], s.args, self.choices,
-                                                                ctx.text, ctx.user_texts, seen, ctx.message))), None)
+        # A write of products nobody named, a swap the request does not ask for (it asks to return or cancel), or
+        # one against the price it asks for.
+        unasked = next((r for s in writes if (r := unasked_refusal(self.operations[s.operation], s.args, self.choices,
+                                                                   ctx.text, ctx.user_texts, seen, ctx.message))),
+                       None)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
         if others:

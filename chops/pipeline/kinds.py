@@ -20,6 +20,9 @@ bottle: ``other_items``), one for another variant where the customer asked for t
 against the price the customer asked for ("only if they're cheaper" and a dearer one: ``against_price``; "if it's
 less than 200 bucks" and one at $226.11: ``over_budget``).
 
+And any write of products the customer's messages never name where they name others of their orders (``unnamed``):
+after a keyboard's return, the return of a kettle nobody spoke of.
+
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
 names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
 """
@@ -35,7 +38,7 @@ from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of
 from chops.pipeline.described import about, descriptions, features, mentioned_features
 from chops.pipeline.relative import PRICE, comparisons, labels
-from chops.pipeline.walk import mentions, names_of, record_fields, records
+from chops.pipeline.walk import mentions, names_of, record_fields, records, stems
 
 
 def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
@@ -207,6 +210,44 @@ def _price(description: str) -> float | None:
         return None
 
 
+# Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
+# "another order of mine went to the old address".
+_ALL_OF = re.compile(r"\b(?:all|every|everything|each|both|whole|entire|rest|except|other than|apart from|besides|"
+                     r"other|another)\b|全部|所有|都|另", re.IGNORECASE)
+
+
+def unnamed(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
+            sources: Iterable[Any]) -> tuple[str, str] | None:
+    """(the products the customer's ``texts`` name, those the write changes) where the write ``op`` with ``args``
+    changes only products none of their messages name, even in part ("watch" of a Wristwatch), while they name other
+    products of their orders (the lines it lists, else the record it names: ``CHOICES_MENTIONED``), and the
+    ``request`` neither types the record's id, nor names it by its state ("my pending order": ``CHOICES_WHERE``), nor
+    takes in more than it names ("all", "everything but …", "the other order"); else None. After the keyboard's return the 1.5B
+    proposed the return of a kettle nobody had spoken of, and the customer's "yes, that's everything" committed it
+    (train task 89)."""
+    keys, texts = op.choice_names(), list(texts)
+    partners = {pair["partner"] for pair in op.choice_pairs().values()}
+    mine = [arg for arg in keys if arg not in partners and args.get(arg) is not None]
+    lines = [arg for arg in mine if isinstance(args[arg], list)] or mine
+    typed = request.lower()
+    states = {s for arg in mine for values in op.choice_states().get(arg, {}).values() for s in values}
+    if not lines or _ALL_OF.search(request) or any(str(v).lower() in typed for arg in mine for v in _listed(args[arg])) \
+            or any(named(s, request) for s in states):
+        return None
+    fields = record_fields(sources, set(keys.values()))
+    changed = {str(n) for arg in lines for v in _listed(args[arg]) for n in names_of(fields[keys[arg]].get(str(v)))}
+    said_words = set().union(*(stems(t) for t in texts))
+    if not changed or any(w in word for n in changed for word in stems(n) for w in said_words):
+        return None
+    held = {str(n) for key in set(keys.values()) for field in fields[key].values() for n in names_of(field)}
+    said = sorted(n for n in held - changed if any(mentions(t, n) for t in texts))
+    return (", ".join(said), ", ".join(sorted(changed))) if said else None
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
 # What the customer said to do where a condition of theirs fails: "if not, return it", "otherwise just cancel".
 _OTHERWISE = re.compile(r"\b(?:if not|if it(?:'s| is)n'?t|if (?:that|this|it)(?:'s| is) not (?:possible|available|so)|"
                         r"if there(?:'s| is) (?:none|no such)|otherwise|or else|failing that)\b[,:]?\s*[^.;!?\n]+",
@@ -220,11 +261,12 @@ def otherwise(texts: Iterable[str]) -> str | None:
     return next((found.group(0).strip()[:160] for text in texts if (found := _OTHERWISE.search(text))), None)
 
 
-def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
-                 texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
-    """Why the swap ``op`` with ``args`` is not run (``unasked_swap``, ``other_items``, ``not_the_same``,
-    ``against_price``, ``over_budget``), or None. The message reads as the customer would be told it; where a
-    condition of theirs failed, it ends with what they said to do then (``otherwise``)."""
+def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
+                    texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
+    """Why the write ``op`` with ``args`` is not run: of products nobody named (``unnamed``), or a swap not asked for
+    (``unasked_swap``, ``other_items``, ``not_the_same``, ``against_price``, ``over_budget``); else None. The message
+    reads as the customer would be told it; where a condition of theirs failed, it ends with what they said to do
+    then (``otherwise``)."""
     texts, sources = list(texts), list(sources)
     instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
@@ -232,6 +274,9 @@ def swap_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     named_instead = other_items(op, args, request, sources)
     if named_instead is not None:
         return _refused(op, named_instead, f"you asked about the {named_instead}, not the items this would change")
+    others = unnamed(op, args, request, texts, sources)
+    if others is not None:
+        return _refused(op, others[0], f"you spoke of the {others[0]}, not of the {others[1]} this would change")
     changed = not_the_same(op, args, request, texts, sources)
     side = against_price(op, args, texts, sources) if changed is None else None
     outside = over_budget(op, args, texts, sources) if changed is None and side is None else None

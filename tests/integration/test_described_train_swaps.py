@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from chops.pipeline.choices import arg_options, typed_ids
-from chops.pipeline.kinds import swap_refusal
+from chops.pipeline.kinds import unasked_refusal, unnamed
 from tests.integration.train_support import train_actions
 
 SWAPS = ("exchange_delivered_order_items", "modify_pending_order_items")
@@ -50,7 +50,7 @@ def test_every_train_swap_keeps_the_reference_variant_offered(shop, retail_dir):
 
 
 def test_no_train_swap_is_refused_as_unasked(shop, retail_dir):
-    """``kinds.swap_refusal`` (unasked, of other items, or against the price asked for) on the reference swaps, for the
+    """``kinds.unasked_refusal`` (unasked, of other items, or against the price asked for) on the reference swaps, for the
     customer's opening and for their message when nothing else fits (the script's default), each the request with both
     said: a swap refused here is one the customer asked for. Three are known: task 91 returns three items and
     exchanges the e-reader "as described" (in a message the script does not hold), and 37's opening asks whether the
@@ -62,7 +62,30 @@ def test_no_train_swap_is_refused_as_unasked(shop, retail_dir):
         said, sources = [opening, defaults[task_id]], read(shop, customer, action)
         for which, request in zip(("opening", "default"), said):
             checked += 1
-            if swap_refusal(shop.operations[action["name"]], action["arguments"], shop.operations.values(),
+            if unasked_refusal(shop.operations[action["name"]], action["arguments"], shop.operations.values(),
                             request, said, sources) is not None:
                 refused.add((task_id, which))
     assert checked >= 60 and refused <= {("91", "opening"), ("91", "default"), ("37", "opening")}, refused
+
+
+WRITES = ("cancel_pending_order", "modify_pending_order_address", "modify_pending_order_payment",
+          "modify_pending_order_items", "exchange_delivered_order_items", "return_delivered_order_items")
+
+
+def test_no_train_write_is_refused_as_of_products_nobody_named(shop, retail_dir):
+    """``kinds.unnamed`` on every reference write with the profile and its order read, for the customer's opening
+    and their script's default message, each the request with both said: a write refused here changes what the
+    customer asked for. One is known: task 110's default message calls the order "the wrong order" (by its address),
+    where its opening says "another order of mine"."""
+    defaults = {s["task_id"]: s["default"] for s in json.loads((retail_dir / "users" / "train.json").read_text())[
+        "scripts"]}
+    checked, refused = 0, set()
+    for task_id, customer, opening, action in train_actions(retail_dir, WRITES):
+        args = action["arguments"]
+        order = shop.call("get_order_details", customer, {"order_id": args["order_id"]}).data
+        said, sources = [opening, defaults[task_id]], [shop.profile(customer).lookup_data(), order]
+        for which, request in zip(("opening", "default"), said):
+            checked += 1
+            if unnamed(shop.operations[action["name"]], args, request, said, sources) is not None:
+                refused.add((task_id, which))
+    assert checked >= 150 and refused <= {("110", "default")}, refused

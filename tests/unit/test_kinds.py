@@ -7,7 +7,8 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import against_price, other_items, otherwise, over_budget, swap_refusal, unasked_swap
+from chops.pipeline.kinds import (against_price, other_items, otherwise, over_budget, unasked_refusal, unasked_swap,
+                                  unnamed)
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -83,7 +84,7 @@ def test_only_a_swap_is_checked_and_the_refusal_is_redone_as_an_invalid_choice()
     ret = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id": "credit_card_mia"}
     assert _asked("cancel it, I mean return the kettle", op=OPERATIONS["return_delivered_order_items"], args=ret) \
         is None
-    refused = swap_refusal(EXCHANGE, SWAP, OPERATIONS.values(), "return the kettle", ["return the kettle"],
+    refused = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), "return the kettle", ["return the kettle"],
                            [ORDER, KETTLE])
     assert refused.outcome == Outcome.REFUSED_INVALID_ARG and "you asked to return" in refused.message
     assert refused.operation == "exchange_delivered_order_items"
@@ -99,7 +100,7 @@ def test_only_a_swap_is_checked_and_the_refusal_is_redone_as_an_invalid_choice()
 def test_a_swap_against_the_price_the_customer_asked_for_is_refused(request_text, new, side):
     args = {**SWAP, "new_item_ids": [new]}
     assert against_price(EXCHANGE, args, [request_text], [ORDER, KETTLE]) == side
-    refused = swap_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
+    refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
     assert (refused is None) == (side is None)
     assert side is None or f"a {side} one" in refused.message
 
@@ -112,7 +113,7 @@ def test_a_swap_of_items_the_request_does_not_name_where_it_names_others_of_the_
     # Names the kettle too ("leave the kettle alone"): the words alone cannot tell, so nothing is refused.
     assert other_items(EXCHANGE, SWAP, said, sources) is None
     assert other_items(EXCHANGE, SWAP, "Only the scarf, in wool", sources) == "Scarf"
-    refused = swap_refusal(EXCHANGE, SWAP, OPERATIONS.values(), "Only change the scarf, in wool",
+    refused = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), "Only change the scarf, in wool",
                            ["Only change the scarf, in wool"], sources)
     assert refused is not None and "asked about the Scarf" in refused.message
     assert other_items(EXCHANGE, SWAP, "swap the kettle for the steel one", sources) is None  # names it
@@ -128,7 +129,7 @@ def test_a_swap_of_items_the_request_does_not_name_where_it_names_others_of_the_
     ("Swap the kettle for a steel one", False),
 ])
 def test_a_swap_to_another_variant_where_the_same_item_is_asked_for_is_refused(request_text, refused):
-    found = swap_refusal(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
+    found = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
     assert (found is not None) is refused
     assert not refused or ("same item" in found.message and "steel" in found.message)
 
@@ -148,7 +149,7 @@ def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text
     order = {**ORDER, "items": [*ORDER["items"], {"item_id": "s-silk-red", "product_id": "p-scarf", "name": "Scarf",
                                                   "options": "fabric: silk", "price": 80.0}]}
     assert over_budget(EXCHANGE, args, [request_text], [order, KETTLE]) == outside
-    refused = swap_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [order, KETTLE])
+    refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [order, KETTLE])
     assert (refused is None) == (outside is None)
     assert outside is None or refused.message.startswith(
         f"you asked for one {outside[0]}, and this new item costs {outside[1]}")
@@ -171,6 +172,61 @@ def test_what_the_customer_said_to_do_where_their_condition_fails(text, said):
 def test_a_refused_conditional_swap_says_what_the_customer_asked_for_in_that_case():
     request_text = "Is the steel kettle under $30? If so, exchange my kettle for it; if not, return it"
     args = {**SWAP, "new_item_ids": ["k-steel-1l"]}
-    refused = swap_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
+    refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
     assert refused.message == 'you asked for one under $30.00, and this new item costs $40.00; for that case you ' \
         'said: "if not, return it"'
+
+
+RETURN = OPERATIONS["return_delivered_order_items"]
+CANCEL = OPERATIONS["cancel_pending_order"]
+# Two delivered orders: a kettle and a scarf in one, a desk lamp in the other; a pending one holding a chair.
+ORDERS = [
+    {"order_id": "#T0000003", "status": "delivered", "items": [
+        {"item_id": "k-glass-1l", "product_id": "p-kettle", "name": "Kettle"},
+        {"item_id": "s-silk-red", "product_id": "p-scarf", "name": "Scarf"}]},
+    {"order_id": "#T0000010", "status": "delivered", "items": [
+        {"item_id": "l-desk-1", "product_id": "p-lamp", "name": "Desk Lamp"}]},
+    {"order_id": "#T0000002", "status": "pending", "items": [
+        {"item_id": "c-black", "product_id": "p-chair", "name": "Office Chair"}]},
+]
+OVERVIEW = {"orders": [{"order_id": o["order_id"], "names": [i["name"] for i in o["items"]]} for o in ORDERS]}
+
+
+def _returns(item: str, order_id: str = "#T0000003") -> dict:
+    return {"order_id": order_id, "item_ids": [item], "payment_method_id": "credit_card_mia"}
+
+
+@pytest.mark.parametrize("request_text, texts, args, refused", [
+    # the lamp was asked for; the model returned the kettle
+    ("otherwise return mine", ["If the lamp is too dim, otherwise return mine"], _returns("k-glass-1l"),
+     ("Desk Lamp", "Kettle")),
+    ("Please send back the desk lamp", [], _returns("s-silk-red"), ("Desk Lamp", "Scarf")),
+    ("Please send back the desk lamp", [], _returns("l-desk-1", "#T0000010"), None),  # what was asked
+    ("Return the kettles", [], _returns("k-glass-1l"), None),  # named in another form
+    ("Return everything except the lamp", [], _returns("k-glass-1l"), None),  # takes in what it does not name
+    ("Return what's in #T0000003, not the lamp", [], _returns("k-glass-1l"), None),  # the order's id typed
+    ("Return it please", ["I'd like to return the kettle"], _returns("k-glass-1l"), None),  # named before
+    ("Return my purchase please", [], _returns("k-glass-1l"), None),  # names nothing at all
+    ("I want to cancel the lamp order", [], {"order_id": "#T0000002", "reason": "no longer needed"},
+     ("Desk Lamp", "Office Chair")),  # a record by the names it holds
+    ("I want to cancel my chair order", [], {"order_id": "#T0000002", "reason": "no longer needed"}, None),
+])
+def test_a_write_of_products_nobody_named_where_others_were_is_refused(request_text, texts, args, refused):
+    op = CANCEL if "reason" in args else RETURN
+    sources = [OVERVIEW, *ORDERS]
+    found = unasked_refusal(op, args, OPERATIONS.values(), request_text, [request_text, *texts], sources)
+    assert (found is None) is (refused is None)
+    assert refused is None or found.message == f"you spoke of the {refused[0]}, not of the {refused[1]} this " \
+        f"would change"
+
+
+@pytest.mark.parametrize("request_text, refused", [
+    ("Change the chair in my order to red", False),
+    ("And my pending order: make its item red", False),  # the record by its state
+    ("Make the wristwatch red", True),
+])
+def test_a_record_named_by_its_state_or_product_is_named(request_text, refused):
+    args = {"order_id": "#T0000002", "item_ids": ["c-black"], "new_item_ids": ["c-red"],
+            "payment_method_id": "credit_card_mia"}
+    texts = [request_text, "Also return the desk lamp"]
+    assert (unnamed(MODIFY, args, request_text, texts, [OVERVIEW, *ORDERS]) is not None) is refused
