@@ -20,7 +20,7 @@ bottle: ``other_items``), one for another variant where the customer asked for t
 against the price the customer asked for ("only if they're cheaper" and a dearer one: ``against_price``; "if it's
 less than 200 bucks" and one at $226.11: ``over_budget``).
 
-And any write of products the customer's messages never name where they name others of their orders (``unnamed``):
+And any write of products the customer's messages never name where they name others of their orders (``unspoken``):
 after a keyboard's return, the return of a kettle nobody spoke of.
 
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
@@ -216,7 +216,7 @@ _ALL_OF = re.compile(r"\b(?:all|every|everything|each|both|whole|entire|rest|exc
                      r"other|another)\b|全部|所有|都|另", re.IGNORECASE)
 
 
-def unnamed(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
+def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
             sources: Iterable[Any]) -> tuple[str, str] | None:
     """(the products the customer's ``texts`` name, those the write changes) where the write ``op`` with ``args``
     changes only products none of their messages name, even in part ("watch" of a Wristwatch), while they name other
@@ -263,7 +263,7 @@ def otherwise(texts: Iterable[str]) -> str | None:
 
 def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                     texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
-    """Why the write ``op`` with ``args`` is not run: of products nobody named (``unnamed``), or a swap not asked for
+    """Why the write ``op`` with ``args`` is not run: of products nobody named (``unspoken``), or a swap not asked for
     (``unasked_swap``, ``other_items``, ``not_the_same``, ``against_price``, ``over_budget``); else None. The message
     reads as the customer would be told it; where a condition of theirs failed, it ends with what they said to do
     then (``otherwise``)."""
@@ -274,7 +274,7 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     named_instead = other_items(op, args, request, sources)
     if named_instead is not None:
         return _refused(op, named_instead, f"you asked about the {named_instead}, not the items this would change")
-    others = unnamed(op, args, request, texts, sources)
+    others = unspoken(op, args, request, texts, sources)
     if others is not None:
         return _refused(op, others[0], f"you spoke of the {others[0]}, not of the {others[1]} this would change")
     changed = not_the_same(op, args, request, texts, sources)

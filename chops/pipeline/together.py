@@ -12,18 +12,20 @@ swaps every line asked for in one call (``chops.pipeline.each``).
 So too a change described and waiting for the customer's yes, when their answer adds to it instead ("Hold on, not
 yet. I also want to return the smart watch from that order"): the waiting change is dropped, and the new request's
 call of the same operation on the same record takes its lines as well (``with_dropped``). The return of the watch
-alone was proposed, and committed on the next yes; the two skateboards were never returned (train task 91).
+alone was proposed, and committed on the next yes; the two skateboards were never returned (train task 91). And a
+list of lines takes every line of a product the request asks for all of ("both skateboards": ``all_of_them``).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.pipeline.agenda import AGENDA
-from chops.pipeline.choices import record_arg, typed_ids
+from chops.pipeline.choices import lines_of, record_arg, typed_ids
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import follow_ups
@@ -112,3 +114,42 @@ def with_dropped(op: Operation, args: dict[str, Any], dropped: Sequence[tuple[st
         elif arg not in partners:
             out[arg] = [*before, *(v for v in value if v not in before)]
     return out if out != args else None
+
+
+def all_of_them(op: Operation, args: dict[str, Any], sources: Iterable[Any], request: str) -> dict[str, Any] | None:
+    """``args`` with each list of its record's lines (a return's item ids) holding every line of a product it lists
+    where the ``request`` asks for all of them ("both skateboards", "all the kettles"), or None when nothing changes;
+    a swap's lines are ``paired``. Asked to "return both skateboards and the smart watch", the
+    1.5B listed one skateboard and the watch (train task 91)."""
+    arg = record_arg(op)
+    if op.choice_pairs() or arg is None or args.get(arg) is None:
+        return None
+    sources = list(sources)
+    lines = lines_of(op, args[arg], sources)
+    names = record_fields(sources, set(op.choice_names().values()))
+    out = dict(args)
+    for key, value in args.items():
+        if not isinstance(value, list) or key not in lines or key not in op.choice_names():
+            continue
+        named_as = names[op.choice_names()[key]]
+        listed = {str(n) for v in value for n in names_of(named_as.get(str(v)))}
+        wanted = [line for line in lines[key] if any(str(n) in listed and _all_of(request, str(n))
+                                                     for n in names_of(named_as.get(line)))]
+        room, more = Counter(map(str, value)), []
+        for line in wanted:
+            if room[line]:
+                room[line] -= 1  # listed already
+            else:
+                more.append(line)
+        out[key] = [*value, *more]
+    return out if out != args else None
+
+
+# A word for every one of a product, right before its name: "both skateboards", "all of the kettles". Not a number:
+# "I got two lamps; return the broken one".
+_ALL = re.compile(r"\b(?:both|all|every|each)\b((?:\s+[\w-]+){1,3})", re.IGNORECASE)
+
+
+def _all_of(request: str, name: str) -> bool:
+    """Whether ``request`` asks for every one of ``name`` ("both skateboards"), not "both: the scarf and the lamp"."""
+    return any(mentions(words, name) for words in (m.group(1) for m in _ALL.finditer(request)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from chops.pipeline.choices import arg_options, typed_ids
-from chops.pipeline.kinds import unasked_refusal, unnamed
+from chops.pipeline.kinds import unasked_refusal, unspoken
 from tests.integration.train_support import train_actions
 
 SWAPS = ("exchange_delivered_order_items", "modify_pending_order_items")
@@ -73,7 +73,7 @@ WRITES = ("cancel_pending_order", "modify_pending_order_address", "modify_pendin
 
 
 def test_no_train_write_is_refused_as_of_products_nobody_named(shop, retail_dir):
-    """``kinds.unnamed`` on every reference write with the profile and its order read, for the customer's opening
+    """``kinds.unspoken`` on every reference write with the profile and its order read, for the customer's opening
     and their script's default message, each the request with both said: a write refused here changes what the
     customer asked for. One is known: task 110's default message calls the order "the wrong order" (by its address),
     where its opening says "another order of mine"."""
@@ -86,6 +86,6 @@ def test_no_train_write_is_refused_as_of_products_nobody_named(shop, retail_dir)
         said, sources = [opening, defaults[task_id]], [shop.profile(customer).lookup_data(), order]
         for which, request in zip(("opening", "default"), said):
             checked += 1
-            if unnamed(shop.operations[action["name"]], args, request, said, sources) is not None:
+            if unspoken(shop.operations[action["name"]], args, request, said, sources) is not None:
                 refused.add((task_id, which))
     assert checked >= 150 and refused <= {("110", "default")}, refused

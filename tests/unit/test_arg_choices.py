@@ -486,6 +486,26 @@ def test_two_lines_of_one_product_are_told_apart_by_the_price_the_customer_compa
     assert lines("return the cheapest teapot") == ("m1",)  # one line of it: nothing to tell apart
 
 
+@pytest.mark.parametrize("request_text, returned", [
+    ("Return both scarfs and the lamp", ["222", "111", "223"]),
+    ("I want all of the scarfs back, and the lamp", ["222", "111", "223"]),
+    ("Return the blue scarf and the lamp", None),  # one of them
+    ("Return both: the scarf and the lamp", None),  # "both" of no one product
+    ("I got two scarfs; return the torn scarf and the lamp", None),  # a number, then one of them
+])
+def test_every_line_of_a_product_the_request_asks_all_of_is_listed(request_text, returned):
+    from chops.pipeline.together import all_of_them
+
+    ret = OPERATIONS["return_delivered_order_items"]
+    scarves = {**ORDER, "items": [{"item_id": "111", "product_id": "p1", "name": "Lamp"},
+                                  {"item_id": "222", "product_id": "p2", "name": "Scarf"},
+                                  {"item_id": "223", "product_id": "p2", "name": "Scarf"}]}
+    args = {"order_id": "#W1000001", "item_ids": ["222", "111"], "payment_method_id": "gift_card_1"}
+    found = all_of_them(ret, args, [scarves], request_text)
+    assert (found and found["item_ids"]) == returned
+    assert all_of_them(ret, {**args, "item_ids": ["222", "223", "111"]}, [scarves], request_text) is None
+
+
 def test_a_list_of_an_orders_lines_holds_each_no_more_often_than_the_order():
     from chops.pipeline.choices import capped
 

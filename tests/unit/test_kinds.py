@@ -8,7 +8,7 @@ import pytest
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
 from chops.pipeline.kinds import (against_price, other_items, otherwise, over_budget, unasked_refusal, unasked_swap,
-                                  unnamed)
+                                  unspoken)
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -229,4 +229,4 @@ def test_a_record_named_by_its_state_or_product_is_named(request_text, refused):
     args = {"order_id": "#T0000002", "item_ids": ["c-black"], "new_item_ids": ["c-red"],
             "payment_method_id": "credit_card_mia"}
     texts = [request_text, "Also return the desk lamp"]
-    assert (unnamed(MODIFY, args, request_text, texts, [OVERVIEW, *ORDERS]) is not None) is refused
+    assert (unspoken(MODIFY, args, request_text, texts, [OVERVIEW, *ORDERS]) is not None) is refused
