@@ -270,7 +270,8 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     texts, sources = list(texts), list(sources)
     instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
-        return _refused(op, instead, f"you asked to {instead}, not for other items in place of these")
+        # The swap itself is what was not asked for: the redo is not offered it again (``tiers.redo``).
+        return _refused(op, instead, f"you asked to {instead}, not for other items in place of these", other_kind=True)
     named_instead = other_items(op, args, request, sources)
     if named_instead is not None:
         return _refused(op, named_instead, f"you asked about the {named_instead}, not the items this would change")
@@ -292,6 +293,6 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     return _refused(op, asked, why + (f"; for that case you said: \"{fallback}\"" if fallback else ""))
 
 
-def _refused(op: Operation, asked: str, message: str) -> OperationResult:
-    return OperationResult(operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, data={"asked": asked},
-                           message=message)
+def _refused(op: Operation, asked: str, message: str, other_kind: bool = False) -> OperationResult:
+    return OperationResult(operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, message=message,
+                           data={"asked": asked, **({"other_kind": True} if other_kind else {})})

@@ -69,12 +69,14 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     """Reject ``cand`` (``refused_plan``) without the verifier, once a turn, with the refusal as feedback. An
     operation refused against a precondition, or refused with the same arguments in an earlier turn
     (``refused_before``), is not offered to the retry: told that order #W… is delivered, the 1.5B model proposed
-    the same item change again. A refusal the request deserves still comes back as an answer saying why, which the
+    the same item change again. Nor is a swap where another kind of change was asked for (``kinds.unasked_swap``):
+    told "I also want to return the smart watch", the 1.5B proposed a skateboard's exchange twice (train task 91). A refusal the request deserves still comes back as an answer saying why, which the
     verifier judges as ever."""
     ctx.refusal_redone = True
     noop = refused.result.outcome == Outcome.OK_NOOP
     cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
-    if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused):
+    if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused) \
+            or (refused.result.data or {}).get("other_kind"):
         ctx.barred.add(refused.operation)
     ctx.add_feedback(cand)
     ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred))
