@@ -217,22 +217,22 @@ _ALL_OF = re.compile(r"\b(?:all|every|everything|each|both|whole|entire|rest|exc
 
 
 def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
-            sources: Iterable[Any]) -> tuple[str, str] | None:
+             sources: Iterable[Any]) -> tuple[str, str] | None:
     """(the products the customer's ``texts`` name, those the write changes) where the write ``op`` with ``args``
     changes only products none of their messages name, even in part ("watch" of a Wristwatch), while they name other
     products of their orders (the lines it lists, else the record it names: ``CHOICES_MENTIONED``), and the
     ``request`` neither types the record's id, nor names it by its state ("my pending order": ``CHOICES_WHERE``), nor
-    takes in more than it names ("all", "everything but …", "the other order"); else None. After the keyboard's return the 1.5B
-    proposed the return of a kettle nobody had spoken of, and the customer's "yes, that's everything" committed it
-    (train task 89)."""
+    takes in more than it names ("all", "everything but …", "the other order"); else None. After the keyboard's return
+    the 1.5B proposed the return of a kettle nobody had spoken of, and the customer's "yes, that's everything"
+    committed it (train task 89)."""
     keys, texts = op.choice_names(), list(texts)
     partners = {pair["partner"] for pair in op.choice_pairs().values()}
     mine = [arg for arg in keys if arg not in partners and args.get(arg) is not None]
     lines = [arg for arg in mine if isinstance(args[arg], list)] or mine
     typed = request.lower()
     states = {s for arg in mine for values in op.choice_states().get(arg, {}).values() for s in values}
-    if not lines or _ALL_OF.search(request) or any(str(v).lower() in typed for arg in mine for v in _listed(args[arg])) \
-            or any(named(s, request) for s in states):
+    if not lines or _ALL_OF.search(request) or any(named(s, request) for s in states) \
+            or any(str(v).lower() in typed for arg in mine for v in _listed(args[arg])):
         return None
     fields = record_fields(sources, set(keys.values()))
     changed = {str(n) for arg in lines for v in _listed(args[arg]) for n in names_of(fields[keys[arg]].get(str(v)))}

@@ -49,9 +49,9 @@ _REDONE = {Outcome.REFUSED_INVALID_ARG, Outcome.REFUSED_PRECONDITION}
 def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looked_up: bool = False) -> Step | None:
     """The step to redo ``cand`` for, once, or None: a write planned from look-ups (this attempt's, or with
     ``looked_up`` an earlier turn's) that the platform refused as invalid or against a precondition, or one refused so
-    in an earlier turn of the ``history`` already (``refused_before``). With the order in view the 1.5B model still proposed an item change on a delivered
-    order, or the same item twice, and the customer was told "I couldn't do that". Applies at every tier (a retry,
-    not an escalation). So too a plan from look-ups whose every write changes nothing: asked to change an order's
+    in an earlier turn of the ``history`` already (``refused_before``). With the order in view the 1.5B model still
+    proposed an item change on a delivered order, or the same item twice, and the customer was told "I couldn't do
+    that". Applies at every tier (a retry, not an escalation). So too a plan from look-ups whose every write changes nothing: asked to change an order's
     items and its address, the 1.5B proposed another order's address change to the address it already had, the
     customer heard "Done: nothing needed to change", and the item change was never made (train task 72). Look-ups
     of earlier turns count: with the orders read in the turn before, the 1.5B proposed an order's address change to
@@ -70,8 +70,8 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     operation refused against a precondition, or refused with the same arguments in an earlier turn
     (``refused_before``), is not offered to the retry: told that order #W… is delivered, the 1.5B model proposed
     the same item change again. Nor is a swap where another kind of change was asked for (``kinds.unasked_swap``):
-    told "I also want to return the smart watch", the 1.5B proposed a skateboard's exchange twice (train task 91). A refusal the request deserves still comes back as an answer saying why, which the
-    verifier judges as ever."""
+    told "I also want to return the smart watch", the 1.5B proposed a skateboard's exchange twice (train task 91). A
+    refusal the request deserves still comes back as an answer saying why, which the verifier judges as ever."""
     ctx.refusal_redone = True
     noop = refused.result.outcome == Outcome.OK_NOOP
     cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)

@@ -119,8 +119,8 @@ def with_dropped(op: Operation, args: dict[str, Any], dropped: Sequence[tuple[st
 def all_of_them(op: Operation, args: dict[str, Any], sources: Iterable[Any], request: str) -> dict[str, Any] | None:
     """``args`` with each list of its record's lines (a return's item ids) holding every line of a product it lists
     where the ``request`` asks for all of them ("both skateboards", "all the kettles"), or None when nothing changes;
-    a swap's lines are ``paired``. Asked to "return both skateboards and the smart watch", the
-    1.5B listed one skateboard and the watch (train task 91)."""
+    a swap's lines are ``paired``. Asked to "return both skateboards and the smart watch", the 1.5B listed one
+    skateboard and the watch (train task 91)."""
     arg = record_arg(op)
     if op.choice_pairs() or arg is None or args.get(arg) is None:
         return None
