@@ -51,9 +51,10 @@ def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looked_up:
     ``looked_up`` an earlier turn's) that the platform refused as invalid or against a precondition, or one refused so
     in an earlier turn of the ``history`` already (``refused_before``). With the order in view the 1.5B model still
     proposed an item change on a delivered order, or the same item twice, and the customer was told "I couldn't do
-    that". Applies at every tier (a retry, not an escalation). So too a plan from look-ups whose every write changes nothing: asked to change an order's
-    items and its address, the 1.5B proposed another order's address change to the address it already had, the
-    customer heard "Done: nothing needed to change", and the item change was never made (train task 72). Look-ups
+    that". Applies at every tier (a retry, not an escalation). So too a plan from look-ups whose every write changes
+    nothing: asked to change an order's items and its address, the 1.5B proposed another order's address change to
+    the address it already had, the customer heard "Done: nothing needed to change", and the item change was never
+    made (train task 72). Look-ups
     of earlier turns count: with the orders read in the turn before, the 1.5B proposed an order's address change to
     the address it already had (train task 110). A system without look-ups keeps its no-op answers ("your upload
     limit already is 20")."""
