@@ -12,6 +12,11 @@ from apis.retail.uow import RetailUnitOfWork
 from apis.retail.views import address_text, method_view
 from apis.retail.writes import CANCEL_REASONS
 
+# What customers call the cities the shop ships to, where that is not the name: "change my LA order to my NYC address"
+# had the 1.5B read another order, the overview saying "to Los Angeles" (train task 96).
+CITY_NICKNAMES = {"New York": "NYC", "Los Angeles": "LA", "San Francisco": "SF", "Washington": "DC",
+                  "Philadelphia": "Philly"}
+
 
 class RetailProfile(BaseModel):
     """A customer: name, email, default address, payment methods, order ids (newest last), and what each order
@@ -62,7 +67,7 @@ class RetailProfile(BaseModel):
             counts = Counter(o["names"])  # insertion-ordered: the order's line order
             names = ", ".join(name if n == 1 else f"{n} x {name}" for name, n in counts.items())
             city = o.get("address", {}).get("city")  # "my NYC address, on one of my orders" names its order
-            where = f", to {city}" if city else ""
+            where = f", to {city}" + (f" ({CITY_NICKNAMES[city]})" if city in CITY_NICKNAMES else "") if city else ""
             parts.append(f"{o['order_id']} ({o['status']}{where}: {names or 'no items'})")
         return "; ".join(parts)
 

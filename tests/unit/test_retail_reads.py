@@ -114,6 +114,18 @@ def test_an_unknown_customer_is_not_in_the_system(api):
     assert api.profile("ghost_0") is None
 
 
+def test_an_orders_city_is_given_with_what_customers_call_it():
+    from apis.retail.profile import RetailProfile
+
+    to = [{"order_id": f"#T100000{i}", "status": "pending", "names": ["Chair"], "address": {"city": city}}
+          for i, city in enumerate(["Los Angeles", "Testville"])]
+    home = {"address1": "1 Main St", "address2": "", "city": "Testville", "state": "ZZ", "zip": "1", "country": "USA"}
+    profile = RetailProfile(user_id="u", first_name="A", last_name="B", email="e", address=home, payment_methods=[],
+                            orders=[o["order_id"] for o in to], overview=to)
+    assert "#T1000000 (pending, to Los Angeles (LA): Chair); #T1000001 (pending, to Testville: Chair)" in \
+        profile.describe()
+
+
 def test_the_profile_describes_the_customer_compactly(api):
     profile = api.profile(MIA)
     assert profile.names == (MIA, "Mia Sandoval")
