@@ -237,11 +237,17 @@ def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterab
     fields = record_fields(sources, set(keys.values()))
     changed = {str(n) for arg in lines for v in _listed(args[arg]) for n in names_of(fields[keys[arg]].get(str(v)))}
     said_words = set().union(*(stems(t) for t in texts))
-    if not changed or any(w in word for n in changed for word in stems(n) for w in said_words):
+    if not changed or any(_part_of(w, word) for n in changed for word in stems(n) for w in said_words):
         return None
     held = {str(n) for key in set(keys.values()) for field in fields[key].values() for n in names_of(field)}
     said = sorted(n for n in held - changed if any(mentions(t, n) for t in texts))
     return (", ".join(said), ", ".join(sorted(changed))) if said else None
+
+
+def _part_of(said: str, word: str) -> bool:
+    """Whether the customer's word ``said`` is ``word`` or a part of it of 4 letters or more at either end ("watch" of
+    "wristwatch"; not "le", which is "less" cut of its "s", inside "kettle")."""
+    return said == word or (len(said) >= 4 and (word.startswith(said) or word.endswith(said)))
 
 
 def _listed(value: Any) -> list[Any]:

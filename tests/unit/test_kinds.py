@@ -207,6 +207,8 @@ def _returns(item: str, order_id: str = "#T0000003") -> dict:
     ("Return what's in #T0000003, not the lamp", [], _returns("k-glass-1l"), None),  # the order's id typed
     ("Return it please", ["I'd like to return the kettle"], _returns("k-glass-1l"), None),  # named before
     ("Return my purchase please", [], _returns("k-glass-1l"), None),  # names nothing at all
+    ("If it's less than $50, swap it; if not, return it", ["I'd like the desk lamp brighter"], _returns("k-glass-1l"),
+     ("Desk Lamp", "Kettle")),  # "less" is no part of "kettle"
     ("I want to cancel the lamp order", [], {"order_id": "#T0000002", "reason": "no longer needed"},
      ("Desk Lamp", "Office Chair")),  # a record by the names it holds
     ("I want to cancel my chair order", [], {"order_id": "#T0000002", "reason": "no longer needed"}, None),
