@@ -78,12 +78,18 @@ _PAYING = re.compile(r"^(?:(?:and|but|then|also) )?(?:please )?(?:use|pay|charge
 _DIFFERENCE = re.compile(r"\b(?:difference|extra|additional)\b|差价", re.IGNORECASE)
 
 
+# A condition that adds a request of its own ("If the tablet is returned, also cancel the charger"): joined to the one
+# before, it was lost with it (train task 30).
+_ADDED = re.compile(r"\b(?:also|too|as well|in addition)\b|也|还要", re.IGNORECASE)
+
+
 def _with_conditions(parts: list[str]) -> list[str]:
     """``parts`` with each one that is a condition, a fallback, a preference or how to pay the difference joined to
-    the request before it."""
+    the request before it (not one that adds a request: ``_ADDED``)."""
     out: list[str] = []
     for part in parts:
-        if out and (_CONDITION.match(part) or (_PAYING.match(part) and _DIFFERENCE.search(part))):
+        condition = _CONDITION.match(part) and not _ADDED.search(part)
+        if out and (condition or (_PAYING.match(part) and _DIFFERENCE.search(part))):
             out[-1] = f"{out[-1].rstrip('.')}; {part[0].lower()}{part[1:]}"
         else:
             out.append(part)

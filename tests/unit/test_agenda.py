@@ -165,10 +165,14 @@ def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(sh
     assert fallback[1:] in split["requests"][0] and not res.trace.get(AGENDA)
 
 
-def test_a_request_that_pays_a_difference_of_its_own_stays_a_request():
+@pytest.mark.parametrize("second", [
+    "Exchange the scarf in #T0000003 for a blue one and pay the difference with PayPal.",
+    "If that order is cancelled, also return the kettle from #T0000003.",  # a request of its own, on a condition
+    "If it goes through, please cancel #T0000006 too.",
+])
+def test_a_request_that_pays_a_difference_or_adds_a_change_of_its_own_stays_a_request(second):
     from chops.pipeline.agenda import _with_conditions
-    parts = [CANCEL, "Exchange the scarf in #T0000003 for a blue one and pay the difference with PayPal."]
-    assert _with_conditions(parts) == parts
+    assert _with_conditions([CANCEL, second]) == [CANCEL, second]
 
 
 @pytest.mark.parametrize("first", [True, False])
