@@ -25,7 +25,6 @@ from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, TurnContext, since_cancel
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
-from chops.pipeline.lookups import conversation_lookups
 from chops.pipeline.plans import ApprovalQueue, carry_out
 from chops.pipeline.prompting import fragment, pack_prompts, system_part
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
@@ -71,6 +70,7 @@ class Agent:
         self.prompts, self.closing_question = prompts, closing_question
         self.confirmation = Confirmation(llm, api, pending, settings.confirm_writes) if pending is not None else None
         self.operations = api.operations  # the domain's registry: the agent knows no operation by itself
+        self.looks_up = any(op.observe for op in self.operations.values())  # plans are made from look-ups
         ops_text = self.operations_text = "\n".join(operation_lines(self.operations))
         self.retriever = Retriever(index, settings)
         arch = settings.architecture
@@ -201,7 +201,7 @@ class Agent:
                 ctx.add_feedback(cand)
                 self._escalate(ctx, check[0])
                 continue
-            refused = refused_plan(cand, ctx.history, bool(conversation_lookups(ctx))) \
+            refused = refused_plan(cand, ctx.history, self.looks_up) \
                 if i < rounds and not ctx.refusal_redone else None
             if refused is not None:
                 redo(ctx, cand, refused)

@@ -46,24 +46,22 @@ def failed_check(cand: Candidate) -> tuple[str, str] | None:
 _REDONE = {Outcome.REFUSED_INVALID_ARG, Outcome.REFUSED_PRECONDITION}
 
 
-def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looked_up: bool = False) -> Step | None:
-    """The step to redo ``cand`` for, once, or None: a write planned from look-ups (this attempt's, or with
-    ``looked_up`` an earlier turn's) that the platform refused as invalid or against a precondition, or one refused so
-    in an earlier turn of the ``history`` already (``refused_before``). With the order in view the 1.5B model still
-    proposed an item change on a delivered order, or the same item twice, and the customer was told "I couldn't do
-    that". Applies at every tier (a retry, not an escalation). So too a plan from look-ups whose every write changes
-    nothing: asked to change an order's items and its address, the 1.5B proposed another order's address change to
-    the address it already had, the customer heard "Done: nothing needed to change", and the item change was never
-    made (train task 72). Look-ups
-    of earlier turns count: with the orders read in the turn before, the 1.5B proposed an order's address change to
-    the address it already had (train task 110). A system without look-ups keeps its no-op answers ("your upload
-    limit already is 20")."""
+def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looks_up: bool = False) -> Step | None:
+    """The step to redo ``cand`` for, once, or None: a write planned from look-ups that the platform refused as
+    invalid or against a precondition, or one refused so in an earlier turn of the ``history`` already
+    (``refused_before``). With the order in view the 1.5B model still proposed an item change on a delivered order, or
+    the same item twice, and the customer was told "I couldn't do that". Applies at every tier (a retry, not an
+    escalation). So too a plan from look-ups whose every write changes nothing: asked to change an order's items and
+    its address, the 1.5B proposed another order's address change to the address it already had, the customer heard
+    "Done: nothing needed to change", and the item change was never made (train task 72). In a system of look-ups
+    (``looks_up``) a no-op plan made without one counts too: with the orders read in the turn before, or with none
+    read, the 1.5B proposed an address change to the address already there, and the rest of the request was never
+    done (train task 110). A system without look-ups keeps its no-op answers ("your upload limit already is 20")."""
     writes = [s for s in cand.steps if s.writes and s.result is not None]
-    looked_up = looked_up or bool(cand.lookups)
-    if looked_up and writes and all(s.result.outcome == Outcome.OK_NOOP for s in writes):
+    if (looks_up or cand.lookups) and writes and all(s.result.outcome == Outcome.OK_NOOP for s in writes):
         return writes[0]
     return next((s for s in writes if Outcome(s.result.outcome) in _REDONE
-                 and (looked_up or refused_before(history, s))), None)
+                 and (cand.lookups or refused_before(history, s))), None)
 
 
 def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:

@@ -166,6 +166,20 @@ def test_a_plan_that_changes_nothing_is_redone_told_so(shop):
     assert loader.export(engine) == before and llm.pending() == {}
 
 
+def test_a_plan_that_changes_nothing_without_a_look_up_is_redone_too(shop):
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("modify_user_address", address1="7 Lark Street", address2="Unit 2", city="Testville",
+                                 state="ZZ", country="USA", zip="11111"))  # the default address already
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "That is your address already."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Make 7 Lark Street, Unit 2, Testville ZZ 11111 my default address", turn_key="w:1",
+                          conversation_id="w")
+    assert "it changes nothing, that is already so" in prompt_text(llm, "executor", 1)
+    assert result.reply.startswith("That is your address already.") and llm.pending() == {}
+
+
 def test_a_plan_that_changes_nothing_from_an_earlier_turns_look_ups_is_redone_too(shop):
     agent, engine, llm = shop
     before = loader.export(engine)
