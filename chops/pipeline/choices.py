@@ -149,14 +149,14 @@ def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], mes
     out: list[str] = []
     for name, lines in by_name(values, names).items():
         priced = [v for v in lines if isinstance(prices.get(v), (int, float))]
-        if len(lines) < 2 or len(priced) < len(lines) or every_one_asked(message, name):
+        if len(lines) < 2 or len(priced) < len(lines) or _every_one(message, name):
             out += lines
         else:
             out.append((max if side > 0 else min)(priced, key=lambda v: prices[v]))
     return out
 
 
-def every_one_asked(message: str, name: str) -> bool:
+def _every_one(message: str, name: str) -> bool:
     """Whether a sentence of ``message`` that names ``name`` asks for every one of them ("both speakers", "all the
     speakers", "the cheaper ones"); "I got two tablets, I'd return the cheaper one" does not, nor "all the 13-inch
     options" in a sentence about a laptop."""

@@ -232,10 +232,10 @@ def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterab
     typed = request.lower()
     states = {s for arg in mine for values in op.choice_states().get(arg, {}).values() for s in values}
     if not lines or _ALL_OF.search(request) or any(named(s, request) for s in states) \
-            or any(str(v).lower() in typed for arg in mine for v in _listed(args[arg])):
+            or any(str(v).lower() in typed for arg in mine for v in names_of(args[arg])):
         return None
     fields = record_fields(sources, set(keys.values()))
-    changed = {str(n) for arg in lines for v in _listed(args[arg]) for n in names_of(fields[keys[arg]].get(str(v)))}
+    changed = {str(n) for arg in lines for v in names_of(args[arg]) for n in names_of(fields[keys[arg]].get(str(v)))}
     said_words = set().union(*(stems(t) for t in texts))
     if not changed or any(_part_of(w, word) for n in changed for word in stems(n) for w in said_words):
         return None
@@ -248,10 +248,6 @@ def _part_of(said: str, word: str) -> bool:
     """Whether the customer's word ``said`` is ``word`` or a part of it of 4 letters or more at either end ("watch" of
     "wristwatch"; not "le", which is "less" cut of its "s", inside "kettle")."""
     return said == word or (len(said) >= 4 and (word.startswith(said) or word.endswith(said)))
-
-
-def _listed(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
 
 
 # What the customer said to do where a condition of theirs fails: "if not, return it", "otherwise just cancel".
