@@ -254,6 +254,8 @@ def _part_of(said: str, word: str) -> bool:
 _OTHERWISE = re.compile(r"\b(?:if not|if it(?:'s| is)n'?t|if (?:that|this|it)(?:'s| is) not (?:possible|available|so)|"
                         r"if there(?:'s| is) (?:none|no such)|otherwise|or else|failing that)\b[,:]?\s*[^.;!?\n]+",
                         re.IGNORECASE)
+# The condition before what to do: "if there's none in blue, " or a bare "otherwise ".
+_LEAD = re.compile(r"^if\b[^,:]*[,:]\s*|^(?:if not|otherwise|or else|failing that)\b[,:]?\s*", re.IGNORECASE)
 
 
 def otherwise(texts: Iterable[str]) -> str | None:
@@ -291,10 +293,29 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
         asked, why = side, f"you asked for a {side} one, and this new item is not {side}"
     else:
         asked, why = outside[0], f"you asked for one {outside[0]}, and this new item costs {outside[1]}"
-    fallback = otherwise([request, *texts])
-    return _refused(op, asked, why + (f"; for that case you said: \"{fallback}\"" if fallback else ""))
+    said = otherwise([request, *texts])
+    if said is None:
+        return _refused(op, asked, why)
+    return _refused(op, asked, f"{why}; for that case you said: \"{said}\"", fallback=fallback(op, args, said, sources))
 
 
-def _refused(op: Operation, asked: str, message: str, other_kind: bool = False) -> OperationResult:
+def fallback(op: Operation, args: Mapping[str, Any], said: str, sources: Iterable[Any]) -> str:
+    """The request the customer's words for a failed condition (``otherwise``) make of the swap ``op`` with ``args``:
+    "if not, I want to return my current one" of a keyboard becomes "I want to return my current one: the Mechanical
+    Keyboard of #W0000000". Told the refusal and those words, the 1.5B replied with the refusal and never proposed the
+    return (train task 89); the agent takes this request up instead (``tiers.redo``)."""
+    keys, sources = op.choice_names(), list(sources)
+    fields = record_fields(sources, set(keys.values()))
+    names = sorted({str(n) for arg in op.choice_pairs() if arg in keys for v in args.get(arg) or ()
+                    for n in names_of(fields[keys[arg]].get(str(v)))})
+    record = next((args.get(pair["in"]) for pair in op.choice_pairs().values() if args.get(pair["in"])), None)
+    wish = _LEAD.sub("", said, count=1).strip() or said
+    subject = ", ".join(names) + (f" of {record}" if record else "") if names else record
+    return f"{wish[0].upper()}{wish[1:]}" + (f": the {subject}" if names else f": {subject}" if subject else "")
+
+
+def _refused(op: Operation, asked: str, message: str, other_kind: bool = False,
+             fallback: str | None = None) -> OperationResult:
     return OperationResult(operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, message=message,
-                           data={"asked": asked, **({"other_kind": True} if other_kind else {})})
+                           data={"asked": asked, **({"other_kind": True} if other_kind else {}),
+                                 **({"fallback": fallback} if fallback else {})})

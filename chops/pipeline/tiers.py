@@ -61,7 +61,12 @@ def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looks_up: 
     if (looks_up or cand.lookups) and writes and all(s.result.outcome == Outcome.OK_NOOP for s in writes):
         return writes[0]
     return next((s for s in writes if Outcome(s.result.outcome) in _REDONE
-                 and (cand.lookups or refused_before(history, s))), None)
+                 and (cand.lookups or refused_before(history, s) or _fallback(s))), None)
+
+
+def _fallback(step: Step) -> str | None:
+    """The request the customer gave for the case where their condition for ``step`` fails (``kinds.fallback``)."""
+    return (step.result.data or {}).get("fallback") if step.result is not None else None
 
 
 def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
@@ -70,15 +75,22 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     (``refused_before``), is not offered to the retry: told that order #W… is delivered, the 1.5B model proposed
     the same item change again. Nor is a swap where another kind of change was asked for (``kinds.unasked_swap``):
     told "I also want to return the smart watch", the 1.5B proposed a skateboard's exchange twice (train task 91). A
-    refusal the request deserves still comes back as an answer saying why, which the verifier judges as ever."""
+    refusal the request deserves still comes back as an answer saying why, which the verifier judges as ever. Where
+    the customer said what to do should their condition fail ("if it's under $200 exchange it; if not, return it"),
+    that request replaces the turn's (the whole message stays ``ctx.message``) and the swap is barred: told the
+    refusal and those words, the 1.5B wrote the refusal back and never proposed the return (train task 89)."""
     ctx.refusal_redone = True
     noop = refused.result.outcome == Outcome.OK_NOOP
     cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
+    instead = _fallback(refused)
     if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused) \
-            or (refused.result.data or {}).get("other_kind"):
+            or (refused.result.data or {}).get("other_kind") or instead:
         ctx.barred.add(refused.operation)
+    if instead:  # the customer's own request for this case is the one carried out ("if not, return it")
+        ctx.message, ctx.text = ctx.message or ctx.text, instead
     ctx.add_feedback(cand)
-    ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred))
+    ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred),
+                   **({"fallback": instead} if instead else {}))
 
 
 def refused_before(history: Sequence[TurnRecord], step: Step) -> bool:

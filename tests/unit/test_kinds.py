@@ -7,7 +7,7 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import (against_price, other_items, otherwise, over_budget, unasked_refusal, unasked_swap,
+from chops.pipeline.kinds import (against_price, fallback, other_items, otherwise, over_budget, unasked_refusal, unasked_swap,
                                   unspoken)
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
@@ -175,6 +175,16 @@ def test_a_refused_conditional_swap_says_what_the_customer_asked_for_in_that_cas
     refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
     assert refused.message == 'you asked for one under $30.00, and this new item costs $40.00; for that case you ' \
         'said: "if not, return it"'
+
+
+@pytest.mark.parametrize("said, request_text", [
+    ("if not, return it", "Return it: the Kettle of #T0000003"),
+    ("otherwise just send it back for a refund", "Just send it back for a refund: the Kettle of #T0000003"),
+    ("If there's none in steel, I'll keep mine", "I'll keep mine: the Kettle of #T0000003"),
+    ("or else cancel", "Cancel: the Kettle of #T0000003"),
+])
+def test_the_customers_words_for_a_failed_condition_become_a_request_about_the_swapped_lines(said, request_text):
+    assert fallback(EXCHANGE, SWAP, said, [ORDER, KETTLE]) == request_text
 
 
 RETURN = OPERATIONS["return_delivered_order_items"]

@@ -126,9 +126,8 @@ def test_a_payment_or_address_change_is_offered_only_where_the_customer_speaks_o
     assert "cancel_pending_order" in _offered(llm, 0)  # the other writes stay offered
 
 
-def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_described(shop):
-    agent, engine, llm = shop
-    before = loader.export(engine)
+def _swap_then_return(llm: ScriptedLLM) -> None:
+    """Script the kettle of #T0000003 read, its exchange for the steel one ($40) proposed, and on the redo its return."""
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
     llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
@@ -138,6 +137,12 @@ def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_des
     llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
                                  payment_method_id="credit_card_mia"))
     llm.enqueue("verifier", verdict(9))
+
+
+def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_described(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    _swap_then_return(llm)
     result = agent.handle(MIA, "I want to return the kettle from #T0000003", turn_key="k:1", conversation_id="k")
     assert "you asked to return, not for other items in place of these" in prompt_text(llm, "executor", 3)
     assert "exchange_delivered_order_items" in _offered(llm, 2) and "exchange_delivered_order_items" not in \
@@ -145,6 +150,40 @@ def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_des
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the unasked exchange cost no verifier call
     assert loader.export(engine) == before and llm.pending() == {}
+
+
+@pytest.mark.parametrize("message", [
+    "If the steel kettle is under $30, exchange my kettle from #T0000003 for it; if not, I'll return it",
+    "Swap the kettle of #T0000003 for the steel one if it costs less than 30 dollars, otherwise return it please",
+])
+def test_a_swap_against_the_customers_condition_is_replaced_by_what_they_asked_for_in_that_case(shop, message):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    _swap_then_return(llm)
+    result = agent.handle(MIA, message, turn_key="f:1", conversation_id="f")
+    redone = next(s for s in result.trace["steps"] if s.get("role") == "redo")
+    assert redone["fallback"].lower().startswith(("i'll return it", "return it please")) \
+        and redone["fallback"].endswith(": the Kettle of #T0000003")
+    assert redone["fallback"] in prompt_text(llm, "executor", 3)  # the request the redo plans for
+    assert "exchange_delivered_order_items" not in _offered(llm, 3)
+    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_a_swap_against_a_condition_with_nothing_said_for_that_case_is_redone_as_asked(shop):
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-steel-1l"], payment_method_id="credit_card_mia"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "The steel kettle costs $40.00."}]})
+    llm.enqueue("verifier", verdict(9))
+    message = "Exchange my kettle from #T0000003 for the steel one if it's under $30"
+    result = agent.handle(MIA, message, turn_key="g:1", conversation_id="g")
+    redone = next(s for s in result.trace["steps"] if s.get("role") == "redo")
+    assert "fallback" not in redone and result.trace["request"] == message
+    assert "exchange_delivered_order_items" in _offered(llm, 2)
 
 
 def test_a_plan_that_changes_nothing_is_redone_told_so(shop):
