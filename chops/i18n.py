@@ -124,6 +124,7 @@ def money(amount: Decimal, currency: str, lang: str) -> str:
     return format_currency(amount, currency, locale=lang if lang in LANGUAGES else SOURCE_LANGUAGE)
 
 
-def join_list(items: list[str], lang: str) -> str:
-    """``items`` as one phrase in ``lang`` ("a, b and c" / "a、b和c"), by Babel's CLDR list patterns."""
-    return format_list(items, locale=lang if lang in LANGUAGES else SOURCE_LANGUAGE) if items else ""
+def join_list(items: list[str], lang: str, style: str = "standard") -> str:
+    """``items`` as one phrase in ``lang`` ("a, b and c" / "a、b和c"; ``style`` "or": "a, b or c"), by Babel's CLDR
+    list patterns."""
+    return format_list(items, style=style, locale=lang if lang in LANGUAGES else SOURCE_LANGUAGE) if items else ""

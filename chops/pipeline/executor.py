@@ -10,7 +10,7 @@ gets exactly one step (the model's first plan is the proposal), with the same pr
 
 Each step's grammar lets an id argument take only the ids the profile and the look-ups so far listed, or the
 customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them. It offers no write whose ids
-no look-up has listed yet while a look-up is offered (``_looked_up_first``), nor one the customer's words do not ask
+no look-up has listed yet while a look-up is offered (``looked_up_first``), nor one the customer's words do not ask
 for (``Operation.asked_by``). A plan is repaired (``chops.pipeline.repairs``); a swap the request does not ask for
 is refused and redone (``chops.pipeline.kinds``); agenda requests about the order read join (``.together``).
 
@@ -41,6 +41,7 @@ from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
     looked_up,
+    looked_up_first,
     lookup_record,
     observations_section,
     seen_data,
@@ -51,6 +52,7 @@ from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
 from chops.pipeline.targets import others_named, refusal
 from chops.pipeline.together import taken_along
+from chops.pipeline.which import unsure
 from chops.pipeline.tools import ToolRanker
 
 
@@ -148,7 +150,7 @@ class Executor:
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
                                     ctx.user_texts)
             if n < self.steps:
-                offered = _looked_up_first(offered, options)
+                offered = looked_up_first(offered, options)
             schema = plan_schema(offered, self.observing, options)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(),
@@ -248,6 +250,9 @@ class Executor:
         unasked = next((r for s in writes if (r := unasked_refusal(self.operations[s.operation], s.args, self.choices,
                                                                    ctx.text, ctx.user_texts, seen, ctx.message))),
                        None)
+        # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
+        which = next(((s, w) for s in writes if (w := unsure(self.operations[s.operation], s.args, ctx.text,
+                                                              ctx.user_texts, seen))), None)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
         if others:
@@ -256,6 +261,9 @@ class Executor:
         elif unasked is not None:
             for s in steps:
                 s.result = unasked.model_copy(update={"operation": s.operation})
+        elif which is not None:  # the question alone: the answer completes this call (``repairs._kept``)
+            s, asked = which
+            s.args, s.result, steps = {**s.args, **dict.fromkeys(asked.unset)}, asked.result(s.operation), [s]
         else:
             for s in steps:
                 if not s.writes:
@@ -267,17 +275,6 @@ class Executor:
         records = [_step_record(s, ctx.nickname, others) for s in steps]
         step.update(records[0], steps=records)
         return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups))
-
-
-def _looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Operation, ...]:
-    """Look up, then act: while a look-up is offered, ``offered`` without the writes an argument of which takes its
-    values from look-ups (``CHOICES_FROM``) that none has returned yet. The 1.5B model, asked to swap a speaker before
-    the order was read, wrote item ids of its own (from the prompt's examples). Every write was withheld until the
-    conversation's first look-up too, measured and dropped: asked to cancel an order, the model, shown the order's
-    look-up first, proposed a change of its address (where, offered the cancel at once, it proposed that)."""
-    known = {(name, arg) for name, arg, _, _ in options}
-    ready = tuple(op for op in offered if not op.writes or all((op.name, arg) in known for arg in op.choice_keys()))
-    return ready if any(op.observe for op in ready) else offered
 
 
 def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:

@@ -8,10 +8,11 @@ argument whose record must be in some state, ``CHOICES_WHERE``: an order) and th
 the same write is added for each other record in a state the operation takes that the request is about (the
 records holding what it names, else all of them), up to the plan's bound (``MAX_PLAN_STEPS``).
 
-"Quantifies over the records" is a word of "all", "every", "each" or "both" (所有, 全部, 每, 两) followed within
-a few words by the record's noun in the plural ("all my orders": the record argument's name without its "_id") or
-by a name two or more of those records hold ("both t-shirts"). "Return all the items from my last order"
-quantifies items: nothing is added; nor where the customer typed a record's id.
+"Quantifies over the records" is a word of "all", "every", "each", "both", "two" or "three" (所有, 全部, 每, 两)
+followed within a few words by the record's noun in the plural ("all my orders": the record argument's name without
+its "_id") or by a name two or more of those records hold ("both t-shirts", "it's two laptops": train task 95).
+"Return all the items from my last order" quantifies items: nothing is added; nor where the customer typed a
+record's id.
 
 A record's arguments are the write's own, with its lines taken anew from that record (each list argument whose
 values the first record holds): a swap's old lines from the new items' products (``choices.paired``), another
@@ -35,7 +36,7 @@ from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.lookups import lookup_record
 from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, values_in
 
-_QUANTIFIER = re.compile(r"\b(?:all|every|each|both)\b|所有|全部|每|两", re.IGNORECASE)
+_QUANTIFIER = re.compile(r"\b(?:all|every|each|both|two|three)\b|所有|全部|每|两", re.IGNORECASE)
 _NOT_QUANTIFYING = re.compile(r"\b(?:all right|that'?s all|that is all|at all|all set|after all|all good)\b",
                               re.IGNORECASE)
 _SPAN = 6  # the words after a quantifier that it quantifies

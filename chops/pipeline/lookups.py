@@ -160,3 +160,14 @@ def observations_section(lookups: list[Step]) -> str:
     """The look-ups made so far for this message (``observation_lines``), or "" (then the prompt is exactly
     as without look-ups)."""
     return section("observations", observation_lines(lookups))
+
+
+def looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Operation, ...]:
+    """Look up, then act: while a look-up is offered, ``offered`` without the writes an argument of which takes its
+    values from look-ups (``CHOICES_FROM``) that none has returned yet. The 1.5B model, asked to swap a speaker before
+    the order was read, wrote item ids of its own (from the prompt's examples). Every write was withheld until the
+    conversation's first look-up too, measured and dropped: asked to cancel an order, the model, shown the order's
+    look-up first, proposed a change of its address (where, offered the cancel at once, it proposed that)."""
+    known = {(name, arg) for name, arg, _, _ in options}
+    ready = tuple(op for op in offered if not op.writes or all((op.name, arg) in known for arg in op.choice_keys()))
+    return ready if any(op.observe for op in ready) else offered

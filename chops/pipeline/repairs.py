@@ -4,8 +4,9 @@ Each repair mends one mistake the 1.5B model was seen to make, in this order: th
 customer to complete keeps the values it had (``_kept``); a change proposed for a record in a state the operation
 does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are their return
 (``choices.for_themselves``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
-another list of lines holds each no more often than the order does (``choices.capped``), and every line of a product
-the request asks for all of ("both skateboards": ``together.all_of_them``); a change the customer was
+another list of lines holds each no more often than the order does (``choices.capped``), a line of a product the
+order holds several of is the one the customer described ("the robotic one": ``which.meant``), and every line of a
+product the request asks for all of ("both skateboards": ``together.all_of_them``); a change the customer was
 asked to confirm and added to instead keeps its lines beside the new ones (``together.with_dropped``); values the
 customer did not write and no look-up returned are dropped (``grounding``); an address named from the customer's data
 is taken whole (``completion.completed``), and a part only repeating another is empty (``completion.repeated``); a
@@ -24,6 +25,7 @@ from chops.pipeline.completion import completed, repeated, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_of_them, with_dropped
+from chops.pipeline.which import meant as described_line
 
 
 def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, proposed: dict[str, Any],
@@ -49,6 +51,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if pairs is not None:  # the old lines of the new items' products; no line more often than the order has it
         step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": pairs})
         proposed = pairs
+    described = described_line(operations[name], proposed, ctx.user_texts, seen)
+    if described is not None:  # "the robotic one": the line of that product the customer described
+        step.setdefault("meant", []).append({"operation": name, "proposed": proposed, "args": described})
+        proposed = described
     every = all_of_them(operations[name], proposed, seen, ctx.text)
     if every is not None:  # "both skateboards": every line of the product, not one
         step.setdefault("all_of_them", []).append({"operation": name, "proposed": proposed, "args": every})

@@ -152,6 +152,11 @@ def operation_reply(operation: Any, result: Any, args: dict[str, Any], lang: str
     outcome = Outcome(result.outcome)
     if outcome == Outcome.REFUSED_OTHER_PERSON:
         return other_person_reply((result.data or {}).get("people") or [], lang)
+    which = result.data if outcome == Outcome.REFUSED_MISSING_ARGS and isinstance(result.data, dict) else {}
+    if which.get("options"):  # several lines it could be (``chops.pipeline.which``)
+        return translate(lang, N_("You have more than one {name} this could be: {options}. Which one do you mean? "
+                                  "Just reply with it and I'll continue."), name=which["which"],
+                         options=join_list(which["options"], lang, style="or"))
     if outcome == Outcome.REFUSED_MISSING_ARGS:
         return translate(lang, N_("I need a bit more information to do that: please tell me {missing}. Just reply "
                                   "with it and I'll continue."), missing=missing_description(operation, args, lang))

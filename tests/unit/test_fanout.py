@@ -9,7 +9,7 @@ from chops.pipeline.fanout import quantified
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_lookup_confirm import YES
-from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
+from tests.unit.test_retail_agent import kettle_to_glass, shop  # noqa: F401  (fixture)
 
 
 @pytest.mark.parametrize("text, names, expected", [
@@ -19,6 +19,8 @@ from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
     ("Send both of my orders to my new flat", [], True),
     ("I want all my pending kettles in glass", ["Kettle"], True),
     ("请取消我所有的订单", [], True),
+    ("Actually it's two kettles I want changed, both in glass", ["Kettle"], True),  # a count of what two hold
+    ("I have two orders; cancel the one with the chair", [], True),  # quantified, then narrowed by what it names
     ("Return all the items from my last order", [], False),  # all the items, of one order
     ("That's all, cancel the order with the chair", [], False),
     ("All right, change the order's address", [], False),
@@ -66,11 +68,7 @@ def test_all_pending_orders_asked_the_reason_are_each_cancelled_once_it_is_given
 
 def test_a_swap_for_all_orders_holding_the_product_takes_each_orders_own_line(shop):  # noqa: F811
     agent, engine, llm = shop
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
-    llm.enqueue("executor", call("modify_pending_order_items", order_id="#T0000001", item_ids=["k-steel-1l"],
-                                 new_item_ids=["k-glass-1l"], payment_method_id="credit_card_mia"))
-    llm.enqueue("verifier", verdict(9))
+    kettle_to_glass(llm, "#T0000001", "k-steel-1l", "credit_card_mia")
     asked = agent.handle(MIA, "Make both kettles I have on order the glass one, pay with my credit card",
                          turn_key="s:1", conversation_id="s")
     assert asked.outcome == "pending_confirmation"

@@ -7,8 +7,8 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import (against_price, fallback, other_items, otherwise, over_budget, unasked_refusal, unasked_swap,
-                                  unspoken)
+from chops.pipeline.kinds import (against_price, fallback, other_items, otherwise, over_budget, unasked_refusal,
+                                  unasked_swap, unspoken)
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]

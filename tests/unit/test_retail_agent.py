@@ -127,7 +127,7 @@ def test_a_payment_or_address_change_is_offered_only_where_the_customer_speaks_o
 
 
 def _swap_then_return(llm: ScriptedLLM) -> None:
-    """Script the kettle of #T0000003 read, its exchange for the steel one ($40) proposed, and on the redo its return."""
+    """Script the kettle of #T0000003 read, its exchange for the steel one ($40) proposed, on the redo its return."""
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
     llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
@@ -317,3 +317,30 @@ def test_the_answer_to_a_question_completes_the_call_asked_about(shop):
                         turn_key="q:2", conversation_id="q")
     assert done.outcome == "pending_confirmation"
     assert done.args == {"order_id": "#T0000002", "reason": "ordered by mistake"}
+
+
+def kettle_to_glass(llm: ScriptedLLM, order_id: str, item: str, method: str) -> None:
+    """Script the model reading ``order_id`` and proposing its kettle line ``item`` changed to the glass one."""
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id=order_id))
+    llm.enqueue("executor", call("modify_pending_order_items", order_id=order_id, item_ids=[item],
+                                 new_item_ids=["k-glass-1l"], payment_method_id=method))
+    llm.enqueue("verifier", verdict(9))
+
+
+def test_a_line_two_orders_hold_is_asked_about_and_the_answer_completes_the_change(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    kettle_to_glass(llm, "#T0000001", "k-steel-1l", "gift_card_mia")  # #T0000006 is pending and holds a kettle too
+    asked = agent.handle(MIA, "Change my kettle to the glass one, pay any difference with my gift card",
+                         turn_key="w:1", conversation_id="w")
+    assert asked.outcome == "refused_missing_args" and "Which one do you mean?" in asked.reply
+    assert "the Kettle of #T0000001 (steel, 1L) or the Kettle of #T0000006" in asked.reply
+    assert asked.args["order_id"] is None and asked.args["new_item_ids"] == ["k-glass-1l"]
+    assert loader.export(engine) == before
+    kettle_to_glass(llm, "#T0000006", "k-red-1l", "gift_card_mia")
+    history = [asked.to_record("Change my kettle to the glass one, pay any difference with my gift card")]
+    done = agent.handle(MIA, "The red one, in #T0000006", history=history, turn_key="w:2", conversation_id="w")
+    assert done.outcome == "pending_confirmation" and done.args["order_id"] == "#T0000006"
+    assert done.args["item_ids"] == ["k-red-1l"] and "Kettle (material: enamel -> glass)" in done.reply
+    assert loader.export(engine) == before and llm.pending() == {}

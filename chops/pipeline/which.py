@@ -1,0 +1,166 @@
+"""Which one? A write of one line of a product the customer holds several of is asked about, not guessed.
+
+"I received a laptop and I want to exchange it": two delivered orders each hold a laptop, and the 1.5B model took the
+first it read; "return the vacuum cleaner from my recent order": that order holds a robotic one and a canister one,
+and the model took either. The customer's yes then committed a change of the item they did not mean (train tasks 95,
+46 and 47). So where a write's lines (an argument of record lines, ``CHOICES_MENTIONED``) take fewer lines of a
+product than the records in a state the write takes hold (``CHOICES_WHERE``: the profile's overview names each
+record's lines), and nothing the customer said tells them apart, the write is not planned: the customer is asked
+which one, each candidate described by what the look-ups show of it (``unsure``). Told apart means: a record's id
+typed (the candidates are then that record's), a feature one candidate has and another lacks mentioned ("the robotic
+one"), a price comparison ("the cheaper one": ``choices.told_apart``), a word that takes in several ("both", "all",
+"two laptops": ``fanout``), or, where the candidates lie in several records, the record named by its place or its
+city ("my last order", "the one sent to Denver"). Where the customer's words single out a candidate the model did not
+take, in the same record, the line is the one they described (``meant``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from chops.domain.operations import Operation
+from chops.domain.outcomes import Outcome, OperationResult
+from chops.pipeline.choices import lines_of, record_arg
+from chops.pipeline.described import descriptions, features, mentioned_features
+from chops.pipeline.relative import comparisons
+from chops.pipeline.walk import mentions, record_fields, records, values_in
+
+# Words that take in several lines, or name a record by its place among the customer's.
+_SEVERAL = re.compile(r"\b(?:all|every|each|both|two|three|four|[234]|everything|whole|entire|rest)\b|都|全部|所有|两",
+                      re.IGNORECASE)
+_PLACE = re.compile(r"\b(?:last|latest|recent|newest|newer|first|oldest|older|earlier|previous|second|other)\b"
+                    r"|最近|上一|第一|第二", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Which:
+    """A line the customer has not said which of: the product's ``name``, each candidate described (``options``),
+    and the arguments left for their answer (``unset``)."""
+
+    name: str
+    options: tuple[str, ...]
+    unset: tuple[str, ...]
+
+    def result(self, operation: str) -> OperationResult:
+        """The write's result: a value the customer must give (the reply asks which, listing the ``options``)."""
+        return OperationResult(operation=operation, outcome=Outcome.REFUSED_MISSING_ARGS,
+                               message=f"which {self.name}: {' or '.join(self.options)}; the customer has not said",
+                               data={"which": self.name, "options": list(self.options)})
+
+
+Candidate = tuple[str, str | None]  # (record id, line value or None where the record was not read yet)
+
+
+@dataclass
+class _Found:
+    """What a write's lines could be: its record and lines arguments, ``{product name: (every line of it in the
+    records the write may change, the lines the write takes)}``, each line's description, and each record's marks
+    (the texts of its overview's parts, such as where it was sent)."""
+
+    record: str
+    line_arg: str
+    groups: dict[str, tuple[list[Candidate], list[Candidate]]]
+    lines: dict[str, str]
+    marks: dict[str, set[str]]
+
+
+def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
+           sources: Iterable[Any]) -> Which | None:
+    """The question to ask before the write ``op`` with ``args`` (module docstring), or None. ``request``: the words
+    this write is for; ``texts``: the customer's messages; ``sources``: the profile's data and the look-ups."""
+    texts, sources = list(texts), list(sources)
+    found = _candidates(op, args, texts, sources)
+    if found is None or _SEVERAL.search(request) or comparisons(request, ()):
+        return None
+    for name, (candidates, taken) in found.groups.items():
+        if len(candidates) <= len(taken) or _singled_out(name, candidates, found.lines, texts):
+            continue
+        several = len({rid for rid, _ in candidates}) > 1
+        if several and (_PLACE.search(request) or _record_named(candidates, found.marks, texts)):
+            continue
+        options = tuple(f"the {name} of {rid}" + (f" ({_options(found.lines.get(v, ''), name, v)})" if v else "")
+                        for rid, v in candidates)
+        return Which(name=name, options=options, unset=(found.record, found.line_arg) if several else (found.line_arg,))
+    return None
+
+
+def meant(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
+          sources: Iterable[Any]) -> dict[str, Any] | None:
+    """``args`` with a line the model took replaced by the one line of its record and product the customer's words
+    single out by a feature the other lacks ("the robotic one"), or None when nothing changes."""
+    texts, sources = list(texts), list(sources)
+    found = _candidates(op, args, texts, sources)
+    if found is None:
+        return None
+    chosen = list(args[found.line_arg])
+    for name, (candidates, taken) in found.groups.items():
+        picked = _singled_out(name, [c for c in candidates if c[0] == args[found.record]], found.lines, texts)
+        wrong = [v for rid, v in taken if (rid, v) not in picked]
+        if len(picked) == 1 and len(wrong) == 1 and picked[0][1] not in chosen:
+            chosen[chosen.index(wrong[0])] = picked[0][1]
+    return {**args, found.line_arg: chosen} if chosen != list(args[found.line_arg]) else None
+
+
+def _candidates(op: Operation, args: Mapping[str, Any], texts: list[str], sources: list[Any]) -> _Found | None:
+    """What the lines of the write ``op`` with ``args`` could be, or None for a write without record lines."""
+    keys, record = op.choice_names(), record_arg(op)
+    partners = {pair["partner"] for pair in op.choice_pairs().values()}
+    line_arg = next((a for a in keys if a not in partners and isinstance(args.get(a), list) and args[a]), None)
+    if record is None or record not in keys or line_arg is None or not isinstance(args.get(record), str):
+        return None
+    states, id_keys = op.choice_states()[record], op.choice_keys().get(record, ())
+    held: dict[str, list[str]] = {}  # record id -> the names of its lines, for the records in a state ``op`` takes
+    marks: dict[str, set[str]] = {}
+    for node in (n for data in sources for n in records(data)):
+        rid = next((str(node[k]) for k in id_keys if isinstance(node.get(k), str)), None)
+        names = node.get(keys[record])
+        if rid and isinstance(names, list) and all(str(node.get(k)) in v for k, v in states.items()):
+            held[rid] = [str(n) for n in names]
+            marks[rid] = {str(x) for part in node.values() if isinstance(part, dict) for x in part.values() if x}
+    known = values_in(sources, id_keys)  # the records in the customer's order (``walk.records`` walks backwards)
+    held = dict(sorted(held.items(), key=lambda kv: known.index(kv[0]) if kv[0] in known else len(known)))
+    typed = [rid for rid in held if any(rid.lstrip("#").lower() in t.lower() for t in texts)]
+    names_of_line = record_fields(sources, {keys[line_arg]})[keys[line_arg]]
+    groups: dict[str, tuple[list[Candidate], list[Candidate]]] = {}
+    for value in args[line_arg]:
+        name = names_of_line.get(str(value))
+        if name is None or str(name) in groups:
+            continue
+        candidates: list[Candidate] = []
+        for rid in typed or held:
+            if str(name) in held[rid]:
+                mine = [v for v in lines_of(op, rid, sources).get(line_arg, []) if names_of_line.get(v) == name]
+                candidates += [(rid, v) for v in dict.fromkeys(mine)] or [(rid, None)]
+        taken = [(args[record], str(v)) for v in dict.fromkeys(args[line_arg]) if names_of_line.get(str(v)) == name]
+        groups[str(name)] = (candidates, taken)
+    lines = descriptions(n for data in sources for n in records(data))
+    return _Found(record, line_arg, groups, lines, marks)
+
+
+def _singled_out(name: str, candidates: list[Candidate], lines: Mapping[str, str],
+                 texts: list[str]) -> list[Candidate]:
+    """The read candidates (lines of the product ``name``) that a feature of theirs some other candidate lacks,
+    mentioned in the customer's ``texts``, points to."""
+    if len(candidates) < 2:
+        return []
+    own = {c: set(features(lines.get(c[1], ""))) - {name, c[1]} for c in candidates if c[1] is not None}
+    common = set.intersection(*own.values()) if len(own) == len(candidates) and own else set()
+    return [c for c, fs in own.items() if (fs - common) & mentioned_features(lines.get(c[1], ""), texts)]
+
+
+def _record_named(candidates: list[Candidate], marks: Mapping[str, set[str]], texts: list[str]) -> bool:
+    """Whether the customer's ``texts`` name a mark one candidate's record has and another's lacks ("the one I sent
+    to Denver")."""
+    own = [marks.get(rid, set()) for rid in dict.fromkeys(rid for rid, _ in candidates)]
+    common = set.intersection(*own) if own else set()
+    return any(mentions(t, m) for m in set().union(*own) - common if len(m) >= 3 for t in texts)
+
+
+def _options(description: str, name: str, value: str) -> str:
+    """A line's description without its name and ids (texts of one word: "p-123", "8011"): "screen size: 15-inch,
+    processor: i5, …", else the line's value."""
+    parts = [p.strip() for p in description.split(";")]
+    return "; ".join(p for p in parts if p != name and (" " in p or ":" in p)) or value

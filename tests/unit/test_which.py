@@ -1,0 +1,114 @@
+"""Which one? (``chops.pipeline.which``): a write of one line of a product the customer holds several of, with nothing
+said to tell them apart, is asked about; made-up shop data in the retail pack's look-up shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from apis.retail.registry import OPERATIONS
+from chops.pipeline.which import meant, unsure
+
+RETURN = OPERATIONS["return_delivered_order_items"]
+EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
+CANCEL = OPERATIONS["cancel_pending_order"]
+
+
+def _status(order_id: str, status: str, names: list[str], city: str) -> dict:
+    return {"order_id": order_id, "status": status, "names": names,
+            "address": {"address1": "1 Main St", "city": city, "state": "TX", "zip": "70000"}}
+
+
+def _line(item_id: str, name: str, options: str) -> dict:
+    return {"item_id": item_id, "product_id": f"p-{name.split()[0].lower()}", "name": name, "options": options,
+            "price": 100.0}
+
+
+PROFILE = {"user_id": "mia", "orders": ["#T0000011", "#T0000012", "#T0000013"], "statuses": [
+    _status("#T0000011", "delivered", ["Blender", "Vacuum Cleaner", "Vacuum Cleaner"], "Austin"),
+    _status("#T0000012", "delivered", ["Blender", "Desk Lamp"], "Denver"),
+    _status("#T0000013", "pending", ["Desk Lamp"], "Austin")]}
+ORDER_11 = {"order_id": "#T0000011", "status": "delivered", "items": [
+    _line("b-red", "Blender", "color: red, speed: 3"),
+    _line("v-robot", "Vacuum Cleaner", "type: robotic, bag: bagless"),
+    _line("v-canister", "Vacuum Cleaner", "type: canister, bag: bagless")]}
+ORDER_12 = {"order_id": "#T0000012", "status": "delivered", "items": [
+    _line("b-white", "Blender", "color: white, speed: 3"), _line("l-desk", "Desk Lamp", "color: black")]}
+
+
+def _ret(order_id: str, *items: str) -> dict:
+    return {"order_id": order_id, "item_ids": list(items), "payment_method_id": "paypal_mia"}
+
+
+def test_one_of_two_lines_of_a_product_in_one_order_is_asked_about_with_each_described():
+    request = "I want to return the vacuum cleaner from my recent order"
+    which = unsure(RETURN, _ret("#T0000011", "v-canister"), request, [request], [PROFILE, ORDER_11])
+    assert which is not None and which.name == "Vacuum Cleaner" and which.unset == ("item_ids",)
+    assert which.options == ("the Vacuum Cleaner of #T0000011 (type: robotic, bag: bagless)",
+                             "the Vacuum Cleaner of #T0000011 (type: canister, bag: bagless)")
+    result = which.result(RETURN.name)
+    assert result.outcome == "refused_missing_args" and result.data["options"] == list(which.options)
+
+
+def test_a_product_two_orders_hold_asks_which_order_too_even_where_one_was_not_read():
+    request = "Please return the blender I received"
+    which = unsure(RETURN, _ret("#T0000011", "b-red"), request, [request], [PROFILE, ORDER_11])
+    assert which.unset == ("order_id", "item_ids")
+    assert which.options == ("the Blender of #T0000011 (color: red, speed: 3)", "the Blender of #T0000012")
+
+
+@pytest.mark.parametrize("request_text, items", [
+    ("Return the robotic vacuum cleaner", ("v-robot",)),  # a feature one has and the other lacks
+    ("Return both vacuum cleaners", ("v-robot",)),
+    ("Send back the two vacuum cleaners", ("v-canister",)),
+    ("Return the cheaper vacuum cleaner", ("v-robot",)),
+    ("Return the vacuum cleaners and the blender", ("v-robot", "v-canister")),  # every line of it taken
+])
+def test_lines_the_customer_tells_apart_or_takes_all_of_are_not_asked_about(request_text, items):
+    assert unsure(RETURN, _ret("#T0000011", *items), request_text, [request_text], [PROFILE, ORDER_11]) is None
+
+
+def test_an_order_typed_narrows_the_candidates_to_its_own_lines():
+    request = "Return the vacuum cleaner from #T0000011"  # the order named, its two vacuum cleaners are still two
+    which = unsure(RETURN, _ret("#T0000011", "v-canister"), request, [request], [PROFILE, ORDER_11, ORDER_12])
+    assert which is not None and which.unset == ("item_ids",) and len(which.options) == 2
+    request = "Return the blender from #T0000011"
+    assert unsure(RETURN, _ret("#T0000011", "b-red"), request, [request], [PROFILE, ORDER_11, ORDER_12]) is None
+
+
+@pytest.mark.parametrize("request_text", [
+    "Return the blender from my last order",
+    "Return the blender I had sent to Denver",
+    "Return the blender of order #T0000012",
+    "Return the white blender",
+])
+def test_an_order_named_by_its_place_its_address_or_its_id_or_a_line_by_its_options_is_not_asked_about(
+        request_text):
+    assert unsure(RETURN, _ret("#T0000012", "b-white"), request_text, [request_text],
+                  [PROFILE, ORDER_11, ORDER_12]) is None
+
+
+def test_a_product_one_order_in_the_writes_state_holds_is_not_asked_about():
+    request = "Return my desk lamp"  # the other desk lamp is in a pending order, which a return does not take
+    assert unsure(RETURN, _ret("#T0000012", "l-desk"), request, [request], [PROFILE, ORDER_12]) is None
+
+
+def test_a_write_without_lines_is_not_asked_about():
+    request = "cancel my order"
+    assert unsure(CANCEL, {"order_id": "#T0000013", "reason": "no longer needed"}, request, [request],
+                  [PROFILE]) is None
+
+
+def test_the_line_the_customer_described_replaces_the_one_the_model_took_in_the_same_order():
+    texts = ["The robotic one", "I want to return a vacuum cleaner and the blender"]
+    assert meant(RETURN, _ret("#T0000011", "b-red", "v-canister"), texts, [PROFILE, ORDER_11]) == \
+        _ret("#T0000011", "b-red", "v-robot")
+    assert meant(RETURN, _ret("#T0000011", "v-robot"), texts, [PROFILE, ORDER_11]) is None  # already that one
+    assert meant(RETURN, _ret("#T0000011", "v-canister"), ["return a vacuum"], [PROFILE, ORDER_11]) is None
+
+
+def test_a_swaps_old_line_is_asked_about_and_its_new_item_kept():
+    request = "Exchange my vacuum cleaner for a bagged one"
+    args = {"order_id": "#T0000011", "item_ids": ["v-robot"], "new_item_ids": ["v-robot-bagged"],
+            "payment_method_id": "paypal_mia"}
+    which = unsure(EXCHANGE, args, request, [request], [PROFILE, ORDER_11])
+    assert which is not None and which.unset == ("item_ids",)
