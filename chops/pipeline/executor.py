@@ -9,10 +9,10 @@ and the Api runs it: the writes together as one dry-run plan, reads normally. A 
 gets exactly one step (the model's first plan is the proposal), with the same prompt and schema as ever.
 
 Each step's grammar lets an id argument take only the ids the profile and the look-ups so far listed, or the
-customer typed (``chops.pipeline.choices``): the model copies ids, it cannot invent them. It offers no write whose ids
-no look-up has listed yet while a look-up is offered (``looked_up_first``), nor one the customer's words do not ask
-for (``Operation.asked_by``). A plan is repaired (``chops.pipeline.repairs``); a swap the request does not ask for
-is refused and redone (``chops.pipeline.kinds``); agenda requests about the order read join (``.together``).
+customer typed (``.choices``): the model copies ids, it cannot invent them. It offers no write whose ids no look-up
+has listed yet while a look-up is offered (``lookups.looked_up_first``), nor one the customer's words do not ask for
+(``Operation.asked_by``). A plan is repaired (``.repairs``); a swap the request does not ask for is refused and
+redone (``.kinds``); agenda requests about the order read join (``.together``); which line is asked (``.which``).
 
 Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
 short list of operations. Where the list is shown depends on ``layout``: ``cached`` keeps the whole list in
@@ -42,6 +42,7 @@ from chops.pipeline.lookups import (
     follow_ups,
     looked_up,
     looked_up_first,
+    Reader,
     lookup_record,
     observations_section,
     seen_data,
@@ -52,7 +53,7 @@ from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
 from chops.pipeline.targets import others_named, refusal
 from chops.pipeline.together import taken_along
-from chops.pipeline.which import unsure
+from chops.pipeline.which import ask
 from chops.pipeline.tools import ToolRanker
 
 
@@ -240,7 +241,8 @@ class Executor:
             s = repaired(self.operations, ctx, name, proposed, known, seen, step)
             if not any((t.operation, t.args) == (s.operation, s.args) for t in steps):  # the same call twice: one
                 steps.append(s)
-        steps = fan_out(self.api, self.operations, ctx, steps, seen, lookups, step)  # "all my pending orders"
+        reader = Reader(self.api, self.operations, ctx.nickname, lookups, seen)  # records a repair reads for itself
+        steps = fan_out(self.api, self.operations, ctx, steps, reader, step)  # "all my pending orders"
         writes = [s for s in steps if s.writes]
         others: list[str] = []
         for s in writes:
@@ -251,8 +253,8 @@ class Executor:
                                                                    ctx.text, ctx.user_texts, seen, ctx.message))),
                        None)
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
-        which = next(((s, w) for s in writes if (w := unsure(self.operations[s.operation], s.args, ctx.text,
-                                                              ctx.user_texts, seen))), None)
+        which = None if others or unasked else ask(reader, self.operations, writes, ctx.text, ctx.user_texts)
+        reader.note(step)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
         if others:

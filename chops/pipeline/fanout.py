@@ -33,7 +33,7 @@ from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
 from chops.pipeline.choices import lines_of, paired, record_arg, typed_ids
 from chops.pipeline.context import Step, TurnContext, asked_for_value
-from chops.pipeline.lookups import lookup_record
+from chops.pipeline.lookups import Reader
 from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, values_in
 
 _QUANTIFIER = re.compile(r"\b(?:all|every|each|both|two|three)\b|所有|全部|每|两", re.IGNORECASE)
@@ -42,9 +42,6 @@ _NOT_QUANTIFYING = re.compile(r"\b(?:all right|that'?s all|that is all|at all|al
 _SPAN = 6  # the words after a quantifier that it quantifies
 _NEAR = 3  # of those, the ones where the record's noun counts in the singular too ("every order", "each order's")
 _WORDS = re.compile(r"\w[\w'-]*")
-
-LookUp = Callable[[str, dict[str, Any]], Step]  # (look-up operation, args) -> the step it ran
-
 
 def quantified(text: str, noun: str, names: list[str]) -> bool:
     """Whether a quantifier of ``text`` quantifies ``noun`` (in the plural within ``_SPAN`` words, in any form within
@@ -86,9 +83,9 @@ def others(op: Operation, args: dict[str, Any], sources: list[Any], text: str, t
 
 
 def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], text: str, typed: list[str],
-           taken: set[str], room: int, look_up: LookUp, dry_run: Callable[[str, dict[str, Any]], Any]) -> list[Step]:
+           taken: set[str], room: int, read: Reader, dry_run: Callable[[str, dict[str, Any]], Any]) -> list[Step]:
     """The same write as ``s`` for the other records the request covers, at most ``room``; each with its own dry run
-    (``dry_run(name, args)``) succeeded and changing something. ``look_up`` reads a record whose lines are not in
+    (``dry_run(name, args)``) succeeded and changing something. ``read`` reads a record whose lines are not in
     ``sources`` (its data is added to them)."""
     op = operations[s.operation]
     arg = record_arg(op)
@@ -97,10 +94,7 @@ def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], tex
     out: list[Step] = []
     for record in others(op, s.args, sources, text, typed, taken)[:max(room, 0)]:
         if any(k not in lines_of(op, record, sources) for k in needed):  # its lines are not known yet
-            for need in (n for n in op.needs if n in operations and arg in operations[n].arg_names()):
-                found = look_up(need, {arg: record})
-                if found.result is not None and found.result.outcome.succeeded:
-                    sources.append(found.result.data)
+            read.record(op, arg, record)
         args = _for_record(op, s.args, record, sources, text, first)
         if args is None:
             continue
@@ -143,18 +137,10 @@ def covered(ctx: TurnContext) -> str:
 
 
 def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContext, steps: list[Step],
-            seen: list[Any], lookups: list[Step], record: dict[str, Any]) -> list[Step]:
+            read: Reader, record: dict[str, Any]) -> list[Step]:
     """``steps`` (a plan, repaired) with the same writes added for the other records the request covers (``fanned``),
-    the plan staying within ``MAX_PLAN_STEPS``; ``seen``: the profile's data and the look-ups' results, ``lookups``:
-    the turn's look-ups (a record read for its lines joins both); ``record``: the executor step's trace record."""
-    fresh: list[Step] = []
-
-    def look_up(name: str, args: dict[str, Any]) -> Step:
-        read = Step(operation=name, proposed_args=args, args=args, description=operations[name].description,
-                    result=api.call(name, ctx.nickname, args))
-        lookups.append(read)
-        fresh.append(read)
-        return read
+    the plan staying within ``MAX_PLAN_STEPS``; ``read`` looks up a record whose lines are not known (into the turn's
+    look-ups and the data read, ``read.sources``); ``record``: the executor step's trace record."""
 
     def dry_run(name: str, args: dict[str, Any]) -> Any:
         return api.call_plan(ctx.nickname, [(name, args)], dry_run=True)
@@ -165,9 +151,8 @@ def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContex
         arg = record_arg(operations[s.operation])
         taken = {str(t.args.get(arg)) for t in steps + added if t.operation == s.operation}
         room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)
-        added += fanned(operations, s, seen, text, typed, taken, room, look_up, dry_run)
-    if fresh:
-        record["lookups"] = [*record.get("lookups", []), *(lookup_record(s) for s in fresh)]
+        added += fanned(operations, s, read.sources, text, typed, taken, room, read, dry_run)
+    read.note(record)
     if added:
         record["fanned"] = [{"operation": s.operation, "args": s.args} for s in added]
     return steps + added

@@ -10,11 +10,12 @@ argument though the user never typed it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from chops.domain.operations import Operation
 from chops.domain.outcomes import OperationResult, Outcome
+from chops.domain.system import SystemApi
 from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.described import descriptions
 from chops.pipeline.prompting import clip, fragment, section
@@ -171,3 +172,33 @@ def looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Opera
     known = {(name, arg) for name, arg, _, _ in options}
     ready = tuple(op for op in offered if not op.writes or all((op.name, arg) in known for arg in op.choice_keys()))
     return ready if any(op.observe for op in ready) else offered
+
+
+class Reader:
+    """Look-ups a repair makes for itself (a record whose lines it needs), run as the sender: each joins the turn's
+    ``lookups`` and ``sources`` (the data the repairs read), and ``note`` adds them to the executor step's trace."""
+
+    def __init__(self, api: SystemApi, operations: Mapping[str, Operation], nickname: str, lookups: list[Step],
+                 sources: list[Any]):
+        self.api, self.operations, self.nickname = api, operations, nickname
+        self.lookups, self.sources, self.fresh = lookups, sources, []
+
+    def __call__(self, name: str, args: dict[str, Any]) -> Step:
+        read = Step(operation=name, proposed_args=args, args=args, description=self.operations[name].description,
+                    result=self.api.call(name, self.nickname, args))
+        self.lookups.append(read)
+        self.fresh.append(read)
+        if read.result.outcome.succeeded:
+            self.sources.append(read.result.data)
+        return read
+
+    def record(self, op: Operation, arg: str, value: str) -> None:
+        """Read the record ``value`` of ``op``'s argument ``arg`` with the look-up ``op`` needs that takes it."""
+        for need in (n for n in op.needs if n in self.operations and arg in self.operations[n].arg_names()):
+            self(need, {arg: value})
+
+    def note(self, step: dict[str, Any]) -> None:
+        """Add the look-ups made to the executor step's trace record (``step``)."""
+        if self.fresh:
+            step["lookups"] = [*step.get("lookups", []), *(lookup_record(s) for s in self.fresh)]
+            self.fresh = []

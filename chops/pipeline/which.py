@@ -24,13 +24,16 @@ from typing import Any
 from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of, record_arg
+from chops.pipeline.context import Step
 from chops.pipeline.described import descriptions, features, mentioned_features
+from chops.pipeline.lookups import Reader
 from chops.pipeline.relative import comparisons
 from chops.pipeline.walk import mentions, record_fields, records, values_in
 
 # Words that take in several lines, or name a record by its place among the customer's.
-_SEVERAL = re.compile(r"\b(?:all|every|each|both|two|three|four|[234]|everything|whole|entire|rest)\b|都|全部|所有|两",
+_SEVERAL = re.compile(r"\b(?:all|every|each|both|two|three|four|everything|whole|entire|rest)\b|都|全部|所有|两",
                       re.IGNORECASE)
+_READS = 3  # candidate records read at most before asking
 _PLACE = re.compile(r"\b(?:last|latest|recent|newest|newer|first|oldest|older|earlier|previous|second|other)\b"
                     r"|最近|上一|第一|第二", re.IGNORECASE)
 
@@ -58,13 +61,33 @@ Candidate = tuple[str, str | None]  # (record id, line value or None where the r
 class _Found:
     """What a write's lines could be: its record and lines arguments, ``{product name: (every line of it in the
     records the write may change, the lines the write takes)}``, each line's description, and each record's marks
-    (the texts of its overview's parts, such as where it was sent)."""
+    (the texts of its overview's parts, such as where it was sent), and the features of a swap's new items (words
+    about them tell no old line apart: "for one with 32GB")."""
 
     record: str
     line_arg: str
     groups: dict[str, tuple[list[Candidate], list[Candidate]]]
     lines: dict[str, str]
     marks: dict[str, set[str]]
+    new: set[str]
+
+
+def ask(read: Reader, operations: Mapping[str, Operation], writes: Iterable[Step], request: str,
+        texts: Iterable[str]) -> tuple[Step, Which] | None:
+    """The first of ``writes`` to ask which about (``unsure``) and the question; the records holding a candidate
+    not read yet are read first (``read``), so that each is described and the answer ("the 32GB one") can pick it."""
+    texts = list(texts)
+    for s in writes:
+        op = operations[s.operation]
+        found = _candidates(op, s.args, texts, read.sources)
+        unread = [rid for cands, taken in (found.groups.values() if found else ()) if len(cands) > len(taken)
+                  for rid, v in cands if v is None]
+        for rid in list(dict.fromkeys(unread))[:_READS]:
+            read.record(op, found.record, rid)
+        which = unsure(op, s.args, request, texts, read.sources)
+        if which is not None:
+            return s, which
+    return None
 
 
 def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
@@ -76,7 +99,7 @@ def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable
     if found is None or _SEVERAL.search(request) or comparisons(request, ()):
         return None
     for name, (candidates, taken) in found.groups.items():
-        if len(candidates) <= len(taken) or _singled_out(name, candidates, found.lines, texts):
+        if len(candidates) <= len(taken) or _singled_out(name, candidates, found, texts):
             continue
         several = len({rid for rid, _ in candidates}) > 1
         if several and (_PLACE.search(request) or _record_named(candidates, found.marks, texts)):
@@ -89,19 +112,25 @@ def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable
 
 def meant(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
           sources: Iterable[Any]) -> dict[str, Any] | None:
-    """``args`` with a line the model took replaced by the one line of its record and product the customer's words
-    single out by a feature the other lacks ("the robotic one"), or None when nothing changes."""
+    """``args`` with a line the model took replaced by the one line of its product the customer's words single out by a
+    feature the others lack ("the robotic one"; "the 32GB one", in another record, where the write takes that line
+    alone), or None when nothing changes."""
     texts, sources = list(texts), list(sources)
     found = _candidates(op, args, texts, sources)
     if found is None:
         return None
-    chosen = list(args[found.line_arg])
+    out = {**args, found.line_arg: list(args[found.line_arg])}
+    chosen = out[found.line_arg]
     for name, (candidates, taken) in found.groups.items():
-        picked = _singled_out(name, [c for c in candidates if c[0] == args[found.record]], found.lines, texts)
-        wrong = [v for rid, v in taken if (rid, v) not in picked]
-        if len(picked) == 1 and len(wrong) == 1 and picked[0][1] not in chosen:
-            chosen[chosen.index(wrong[0])] = picked[0][1]
-    return {**args, found.line_arg: chosen} if chosen != list(args[found.line_arg]) else None
+        picked = _singled_out(name, candidates, found, texts)
+        if len(picked) != 1 or len(taken) != 1 or picked[0] in taken or picked[0][1] in chosen:
+            continue
+        (rid, value), (_, wrong) = picked[0], taken[0]
+        if rid == args[found.record]:
+            chosen[chosen.index(wrong)] = value
+        elif chosen == [wrong]:  # the write's one line: it moves to the record holding the one described
+            out.update({found.record: rid, found.line_arg: [value]})
+    return out if out != args else None
 
 
 def _candidates(op: Operation, args: Mapping[str, Any], texts: list[str], sources: list[Any]) -> _Found | None:
@@ -124,31 +153,35 @@ def _candidates(op: Operation, args: Mapping[str, Any], texts: list[str], source
     held = dict(sorted(held.items(), key=lambda kv: known.index(kv[0]) if kv[0] in known else len(known)))
     typed = [rid for rid in held if any(rid.lstrip("#").lower() in t.lower() for t in texts)]
     names_of_line = record_fields(sources, {keys[line_arg]})[keys[line_arg]]
+    # "the bookshelf and the jigsaw, they're from the same order": the records holding every product the write takes.
+    together = {str(names_of_line.get(str(v))) for v in args[line_arg]}
+    holding_all = [rid for rid in held if together <= set(held[rid])] if len(together) > 1 else []
     groups: dict[str, tuple[list[Candidate], list[Candidate]]] = {}
     for value in args[line_arg]:
         name = names_of_line.get(str(value))
         if name is None or str(name) in groups:
             continue
         candidates: list[Candidate] = []
-        for rid in typed or held:
+        for rid in typed or holding_all or held:
             if str(name) in held[rid]:
                 mine = [v for v in lines_of(op, rid, sources).get(line_arg, []) if names_of_line.get(v) == name]
                 candidates += [(rid, v) for v in dict.fromkeys(mine)] or [(rid, None)]
         taken = [(args[record], str(v)) for v in dict.fromkeys(args[line_arg]) if names_of_line.get(str(v)) == name]
         groups[str(name)] = (candidates, taken)
     lines = descriptions(n for data in sources for n in records(data))
-    return _Found(record, line_arg, groups, lines, marks)
+    new = {f for arg in partners for v in args.get(arg) or () for f in features(lines.get(str(v), ""))}
+    return _Found(record, line_arg, groups, lines, marks, new)
 
 
-def _singled_out(name: str, candidates: list[Candidate], lines: Mapping[str, str],
-                 texts: list[str]) -> list[Candidate]:
-    """The read candidates (lines of the product ``name``) that a feature of theirs some other candidate lacks,
-    mentioned in the customer's ``texts``, points to."""
+def _singled_out(name: str, candidates: list[Candidate], found: _Found, texts: list[str]) -> list[Candidate]:
+    """The read candidates (lines of the product ``name``) that a feature of theirs some other candidate and the swap's
+    new items lack, mentioned in the customer's ``texts``, points to."""
     if len(candidates) < 2:
         return []
-    own = {c: set(features(lines.get(c[1], ""))) - {name, c[1]} for c in candidates if c[1] is not None}
+    own = {c: set(features(found.lines.get(c[1], ""))) - {name, c[1]} for c in candidates if c[1] is not None}
     common = set.intersection(*own.values()) if len(own) == len(candidates) and own else set()
-    return [c for c, fs in own.items() if (fs - common) & mentioned_features(lines.get(c[1], ""), texts)]
+    return [c for c, fs in own.items()
+            if (fs - common - found.new) & mentioned_features(found.lines.get(c[1], ""), texts)]
 
 
 def _record_named(candidates: list[Candidate], marks: Mapping[str, set[str]], texts: list[str]) -> bool:

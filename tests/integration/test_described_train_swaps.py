@@ -11,6 +11,7 @@ import json
 
 from chops.pipeline.choices import arg_options, typed_ids
 from chops.pipeline.kinds import unasked_refusal, unspoken
+from chops.pipeline.which import unsure
 from tests.integration.train_support import train_actions
 
 SWAPS = ("exchange_delivered_order_items", "modify_pending_order_items")
@@ -89,3 +90,25 @@ def test_no_train_write_is_refused_as_of_products_nobody_named(shop, retail_dir)
             if unspoken(shop.operations[action["name"]], args, request, said, sources) is not None:
                 refused.add((task_id, which))
     assert checked >= 150 and refused <= {("110", "default")}, refused
+
+
+LINES = ("modify_pending_order_items", "exchange_delivered_order_items", "return_delivered_order_items")
+
+
+def test_which_line_is_asked_only_where_the_customer_holds_several_and_says_nothing_to_tell(shop, retail_dir):
+    """``which.unsure`` on every reference write of lines with the profile and its order read, for the opening and the
+    script's default message, each the request with both said: asked in the tasks whose script answers "which
+    one?" (46 and 47: two vacuum cleaners in one order; 93: a laptop in each of two orders), and nowhere else (95 holds
+    the same two laptops, but its default message says "both", so with both said nothing is asked)."""
+    defaults = {s["task_id"]: s["default"] for s in json.loads((retail_dir / "users" / "train.json").read_text())[
+        "scripts"]}
+    checked, asked = 0, set()
+    for task_id, customer, opening, action in train_actions(retail_dir, LINES):
+        args = action["arguments"]
+        order = shop.call("get_order_details", customer, {"order_id": args["order_id"]}).data
+        said, sources = [opening, defaults[task_id]], [shop.profile(customer).lookup_data(), order]
+        for request in said:
+            checked += 1
+            if unsure(shop.operations[action["name"]], args, request, said, sources) is not None:
+                asked.add(task_id)
+    assert checked >= 150 and asked == {"46", "47", "93"}, asked

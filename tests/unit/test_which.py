@@ -112,3 +112,28 @@ def test_a_swaps_old_line_is_asked_about_and_its_new_item_kept():
             "payment_method_id": "paypal_mia"}
     which = unsure(EXCHANGE, args, request, [request], [PROFILE, ORDER_11])
     assert which is not None and which.unset == ("item_ids",)
+
+
+def test_the_line_described_in_another_order_moves_a_one_line_write_there():
+    texts = ["The white one", "Please return the blender I received"]
+    assert meant(RETURN, _ret("#T0000011", "b-red"), texts, [PROFILE, ORDER_11, ORDER_12]) == \
+        _ret("#T0000012", "b-white")
+    # a write of lines of several products stays in its order
+    assert meant(RETURN, _ret("#T0000011", "b-red", "v-robot"), texts, [PROFILE, ORDER_11, ORDER_12]) is None
+
+
+def test_words_about_a_swaps_new_item_tell_no_old_line_apart():
+    white = {"product_id": "p-blender", "name": "Blender",
+             "variants": {"b-white-5": "white, speed: 5; $120.00; available"}}
+    request = "Exchange my blender for a white one with 5 speeds"  # white: the new one, and the line of #T0000012
+    args = {"order_id": "#T0000011", "item_ids": ["b-red"], "new_item_ids": ["b-white-5"],
+            "payment_method_id": "paypal_mia"}
+    sources = [PROFILE, ORDER_11, ORDER_12, white]
+    assert unsure(EXCHANGE, args, request, [request], sources) is not None
+    assert meant(EXCHANGE, args, [request], sources) is None
+
+
+def test_products_said_to_be_in_one_order_name_the_order_holding_them_all():
+    request = "Return the blender and the desk lamp, they came in the same order"
+    assert unsure(RETURN, _ret("#T0000012", "b-white", "l-desk"), request, [request],
+                  [PROFILE, ORDER_11, ORDER_12]) is None
