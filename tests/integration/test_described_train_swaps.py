@@ -73,22 +73,28 @@ WRITES = ("cancel_pending_order", "modify_pending_order_address", "modify_pendin
           "modify_pending_order_items", "exchange_delivered_order_items", "return_delivered_order_items")
 
 
+def with_order_read(shop, retail_dir, names: tuple[str, ...]):
+    """(task id, which message, the reference action, the opening and the script's default, the profile and the
+    action's order read) for each train reference action named ``names`` and each of the two messages."""
+    defaults = {s["task_id"]: s["default"] for s in json.loads((retail_dir / "users" / "train.json").read_text())[
+        "scripts"]}
+    for task_id, customer, opening, action in train_actions(retail_dir, names):
+        order = shop.call("get_order_details", customer, {"order_id": action["arguments"]["order_id"]}).data
+        said, sources = [opening, defaults[task_id]], [shop.profile(customer).lookup_data(), order]
+        for which, request in zip(("opening", "default"), said):
+            yield task_id, which, action, request, said, sources
+
+
 def test_no_train_write_is_refused_as_of_products_nobody_named(shop, retail_dir):
     """``kinds.unspoken`` on every reference write with the profile and its order read, for the customer's opening
     and their script's default message, each the request with both said: a write refused here changes what the
     customer asked for. One is known: task 110's default message calls the order "the wrong order" (by its address),
     where its opening says "another order of mine"."""
-    defaults = {s["task_id"]: s["default"] for s in json.loads((retail_dir / "users" / "train.json").read_text())[
-        "scripts"]}
     checked, refused = 0, set()
-    for task_id, customer, opening, action in train_actions(retail_dir, WRITES):
-        args = action["arguments"]
-        order = shop.call("get_order_details", customer, {"order_id": args["order_id"]}).data
-        said, sources = [opening, defaults[task_id]], [shop.profile(customer).lookup_data(), order]
-        for which, request in zip(("opening", "default"), said):
-            checked += 1
-            if unspoken(shop.operations[action["name"]], args, request, said, sources) is not None:
-                refused.add((task_id, which))
+    for task_id, which, action, request, said, sources in with_order_read(shop, retail_dir, WRITES):
+        checked += 1
+        if unspoken(shop.operations[action["name"]], action["arguments"], request, said, sources) is not None:
+            refused.add((task_id, which))
     assert checked >= 150 and refused <= {("110", "default")}, refused
 
 
@@ -100,15 +106,9 @@ def test_which_line_is_asked_only_where_the_customer_holds_several_and_says_noth
     script's default message, each the request with both said: asked in the tasks whose script answers "which
     one?" (46 and 47: two vacuum cleaners in one order; 93: a laptop in each of two orders), and nowhere else (95 holds
     the same two laptops, but its default message says "both", so with both said nothing is asked)."""
-    defaults = {s["task_id"]: s["default"] for s in json.loads((retail_dir / "users" / "train.json").read_text())[
-        "scripts"]}
     checked, asked = 0, set()
-    for task_id, customer, opening, action in train_actions(retail_dir, LINES):
-        args = action["arguments"]
-        order = shop.call("get_order_details", customer, {"order_id": args["order_id"]}).data
-        said, sources = [opening, defaults[task_id]], [shop.profile(customer).lookup_data(), order]
-        for request in said:
-            checked += 1
-            if unsure(shop.operations[action["name"]], args, request, said, sources) is not None:
-                asked.add(task_id)
+    for task_id, _, action, request, said, sources in with_order_read(shop, retail_dir, LINES):
+        checked += 1
+        if unsure(shop.operations[action["name"]], action["arguments"], request, said, sources) is not None:
+            asked.add(task_id)
     assert checked >= 150 and asked == {"46", "47", "93"}, asked
