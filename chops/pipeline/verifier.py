@@ -160,6 +160,10 @@ class Verifier:
         elif key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]
             step = ctx.trace.step("verifier", route=cand.route, reused=True)
+        elif cand.steps and all(isinstance(s.result.data, dict) and s.result.data.get("which") for s in cand.steps):
+            # The agent's own question which line is meant (``chops.pipeline.which``): nothing runs, nothing to judge.
+            cand.score, cand.reason = 10, ""
+            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, which=True)
         else:
             # Two short rubrics instead of one long one: a small model follows a focused prompt better.
             prompt = "pipeline_verify_operation" if cand.operation else "pipeline_verify_answer"

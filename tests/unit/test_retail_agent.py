@@ -319,19 +319,22 @@ def test_the_answer_to_a_question_completes_the_call_asked_about(shop):
     assert done.args == {"order_id": "#T0000002", "reason": "ordered by mistake"}
 
 
-def kettle_to_glass(llm: ScriptedLLM, order_id: str, item: str, method: str) -> None:
-    """Script the model reading ``order_id`` and proposing its kettle line ``item`` changed to the glass one."""
+def kettle_to_glass(llm: ScriptedLLM, order_id: str, item: str, method: str, verified: bool = True) -> None:
+    """Script the model reading ``order_id`` and proposing its kettle line ``item`` changed to the glass one (and,
+    ``verified``, the verifier passing it)."""
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id=order_id))
     llm.enqueue("executor", call("modify_pending_order_items", order_id=order_id, item_ids=[item],
                                  new_item_ids=["k-glass-1l"], payment_method_id=method))
-    llm.enqueue("verifier", verdict(9))
+    if verified:
+        llm.enqueue("verifier", verdict(9))
 
 
 def test_a_line_two_orders_hold_is_asked_about_and_the_answer_completes_the_change(shop):
     agent, engine, llm = shop
     before = loader.export(engine)
-    kettle_to_glass(llm, "#T0000001", "k-steel-1l", "gift_card_mia")  # #T0000006 is pending and holds a kettle too
+    # #T0000006 is pending and holds a kettle too; the question which is the agent's own: no verifier call
+    kettle_to_glass(llm, "#T0000001", "k-steel-1l", "gift_card_mia", verified=False)
     asked = agent.handle(MIA, "Change my kettle to the glass one, pay any difference with my gift card",
                          turn_key="w:1", conversation_id="w")
     assert asked.outcome == "refused_missing_args" and "Which one do you mean?" in asked.reply
