@@ -107,6 +107,16 @@ class Candidate:
         return "; ".join(first + [f"answer {clip(self.answer or '', 120)!r}"])
 
 
+# A result's data key: the agent's own question or refusal, told the customer as it is (``as_told``).
+FINAL = "final"
+
+
+def as_told(step: Step) -> bool:
+    """Whether ``step``'s result is the agent's own question or refusal (``FINAL``: which line is meant, a whole record
+    asked for a part of it): no redo offers the model another go, and no verifier judges it (nothing runs)."""
+    return step.result is not None and isinstance(step.result.data, dict) and bool(step.result.data.get(FINAL))
+
+
 def asked_for_value(turn: TurnRecord) -> bool:
     """True when ``turn`` ended asking the user for a missing value: the next message most likely answers it
     ("40", "Lincoln High") and belongs to the same request."""

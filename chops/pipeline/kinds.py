@@ -36,9 +36,12 @@ from typing import Any
 from chops.domain.operations import Operation, named
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of
+from chops.pipeline.context import FINAL
 from chops.pipeline.described import about, descriptions, features, mentioned_features
 from chops.pipeline.relative import PRICE, comparisons, labels
 from chops.pipeline.walk import mentions, names_of, record_fields, records, stems
+from chops.pipeline.fallbacks import fallback, otherwise
+from chops.pipeline.whole import partial, refusal_message
 
 
 def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
@@ -250,28 +253,21 @@ def _part_of(said: str, word: str) -> bool:
     return said == word or (len(said) >= 4 and (word.startswith(said) or word.endswith(said)))
 
 
-# What the customer said to do where a condition of theirs fails: "if not, return it", "otherwise just cancel".
-_OTHERWISE = re.compile(r"\b(?:if not|if it(?:'s| is)n'?t|if (?:that|this|it)(?:'s| is) not (?:possible|available|so)|"
-                        r"if there(?:'s| is) (?:none|no such)|otherwise|or else|failing that)\b[,:]?\s*[^.;!?\n]+",
-                        re.IGNORECASE)
-# The condition before what to do: "if there's none in blue, " or a bare "otherwise ".
-_LEAD = re.compile(r"^if\b[^,:]*[,:]\s*|^(?:if not|otherwise|or else|failing that)\b[,:]?\s*", re.IGNORECASE)
-
-
-def otherwise(texts: Iterable[str]) -> str | None:
-    """The customer's own words for what to do where the condition of a change fails ("if not, return it"), from
-    the first of ``texts`` that has some; else None. Told that the cheapest keyboard is over the $200 the customer
-    set, the 1.5B wrote the refusal back to them instead of the return they asked for in that case (train task 89)."""
-    return next((found.group(0).strip()[:160] for text in texts if (found := _OTHERWISE.search(text))), None)
-
-
 def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                     texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
-    """Why the write ``op`` with ``args`` is not run: of products nobody named (``unspoken``), or a swap not asked for
+    """Why the write ``op`` with ``args`` is not run: of a whole record asked for a part of it (``whole.partial``:
+    the customer is told, ``FINAL``), of products nobody named (``unspoken``), or a swap not asked for
     (``unasked_swap``, ``other_items``, ``not_the_same``, ``against_price``, ``over_budget``); else None. The message
     reads as the customer would be told it; where a condition of theirs failed, it ends with what they said to do
     then (``otherwise``)."""
     texts, sources = list(texts), list(sources)
+    parts = partial(op, args, request, sources)
+    if parts is not None:  # the whole record for a part of it: the customer decides, unless they said what then
+        said = otherwise([request, *texts])
+        why = refusal_message(op, args, *parts)
+        return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION, data={
+            "asked": parts[0], **({"fallback": fallback(op, args, said, sources)} if said else {FINAL: True})},
+            message=why + (f"; for that case you said: \"{said}\"" if said else "."))
     instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
         # The swap itself is what was not asked for: the redo is not offered it again (``tiers.redo``).
@@ -297,21 +293,6 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     if said is None:
         return _refused(op, asked, why)
     return _refused(op, asked, f"{why}; for that case you said: \"{said}\"", fallback=fallback(op, args, said, sources))
-
-
-def fallback(op: Operation, args: Mapping[str, Any], said: str, sources: Iterable[Any]) -> str:
-    """The request the customer's words for a failed condition (``otherwise``) make of the swap ``op`` with ``args``:
-    "if not, I want to return my current one" of a keyboard becomes "I want to return my current one: the Mechanical
-    Keyboard of #W0000000". Told the refusal and those words, the 1.5B replied with the refusal and never proposed the
-    return (train task 89); the agent takes this request up instead (``tiers.redo``)."""
-    keys, sources = op.choice_names(), list(sources)
-    fields = record_fields(sources, set(keys.values()))
-    names = sorted({str(n) for arg in op.choice_pairs() if arg in keys for v in args.get(arg) or ()
-                    for n in names_of(fields[keys[arg]].get(str(v)))})
-    record = next((args.get(pair["in"]) for pair in op.choice_pairs().values() if args.get(pair["in"])), None)
-    wish = _LEAD.sub("", said, count=1).strip() or said
-    subject = ", ".join(names) + (f" of {record}" if record else "") if names else record
-    return f"{wish[0].upper()}{wish[1:]}" + (f": the {subject}" if names else f": {subject}" if subject else "")
 
 
 def _refused(op: Operation, asked: str, message: str, other_kind: bool = False,

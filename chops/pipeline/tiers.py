@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chops.domain.outcomes import Outcome
-from chops.pipeline.context import Candidate, Step, TurnContext
+from chops.pipeline.context import Candidate, Step, TurnContext, as_told
 from chops.pipeline.prompting import fragment
 from chops.records import TurnRecord
 
@@ -60,7 +60,7 @@ def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looks_up: 
     writes = [s for s in cand.steps if s.writes and s.result is not None]
     if (looks_up or cand.lookups) and writes and all(s.result.outcome == Outcome.OK_NOOP for s in writes):
         return writes[0]
-    return next((s for s in writes if Outcome(s.result.outcome) in _REDONE
+    return next((s for s in writes if Outcome(s.result.outcome) in _REDONE and not as_told(s)
                  and (cand.lookups or refused_before(history, s) or _fallback(s))), None)
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
-from chops.pipeline.context import Candidate, Step, TurnContext, dumps
+from chops.pipeline.context import Candidate, Step, TurnContext, as_told, dumps
 from chops.pipeline.lookups import observation_lines, results, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Score, Verdict
@@ -160,10 +160,10 @@ class Verifier:
         elif key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]
             step = ctx.trace.step("verifier", route=cand.route, reused=True)
-        elif cand.steps and all(isinstance(s.result.data, dict) and s.result.data.get("which") for s in cand.steps):
-            # The agent's own question which line is meant (``chops.pipeline.which``): nothing runs, nothing to judge.
+        elif cand.steps and all(as_told(s) for s in cand.steps):
+            # The agent's own question or refusal (which line is meant, a whole order for one item): nothing runs.
             cand.score, cand.reason = 10, ""
-            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, which=True)
+            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, as_told=True)
         else:
             # Two short rubrics instead of one long one: a small model follows a focused prompt better.
             prompt = "pipeline_verify_operation" if cand.operation else "pipeline_verify_answer"

@@ -24,7 +24,7 @@ from typing import Any
 from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of, record_arg
-from chops.pipeline.context import Step
+from chops.pipeline.context import FINAL, Step
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.lookups import Reader
 from chops.pipeline.relative import comparisons
@@ -51,7 +51,7 @@ class Which:
         """The write's result: a value the customer must give (the reply asks which, listing the ``options``)."""
         return OperationResult(operation=operation, outcome=Outcome.REFUSED_MISSING_ARGS,
                                message=f"which {self.name}: {' or '.join(self.options)}; the customer has not said",
-                               data={"which": self.name, "options": list(self.options)})
+                               data={"which": self.name, "options": list(self.options), FINAL: True})
 
 
 Candidate = tuple[str, str | None]  # (record id, line value or None where the record was not read yet)

@@ -7,8 +7,8 @@ import pytest
 
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
-from chops.pipeline.kinds import (against_price, fallback, other_items, otherwise, over_budget, unasked_refusal,
-                                  unasked_swap, unspoken)
+from chops.pipeline.fallbacks import fallback, otherwise
+from chops.pipeline.kinds import against_price, other_items, over_budget, unasked_refusal, unasked_swap, unspoken
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -162,6 +162,9 @@ def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text
     ("Switch to the red one if it's in stock. If that's not possible, I'll keep mine", "If that's not possible, "
      "I'll keep mine"),
     ("If there's none in blue, send the scarf back", "If there's none in blue, send the scarf back"),
+    ("Cancel just the lamp; if you can't, leave the order as it is", "if you can't, leave the order as it is"),
+    ("If cancelling part of an order isn't possible, cancel all of it", "If cancelling part of an order isn't "
+     "possible, cancel all of it"),
     ("Swap the kettle for the steel one if it's under $40", None),  # no fallback said
     ("Anything else in green?", None),
 ])

@@ -31,12 +31,18 @@ def shop(sqlite_url):
     engine.dispose()
 
 
+def propose_cancel(llm: ScriptedLLM, order_id: str, reason: str, verified: bool = True) -> None:
+    """Script the model reading ``order_id`` and proposing its cancel (and, ``verified``, the verifier passing it)."""
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id=order_id))
+    llm.enqueue("executor", call("cancel_pending_order", order_id=order_id, reason=reason))
+    if verified:
+        llm.enqueue("verifier", verdict(9))
+
+
 def ask_to_cancel(agent: Agent, llm: ScriptedLLM, text: str, key: str):
     """The customer asks to cancel #T0000002 with ``text``; the scripted model looks it up and proposes the cancel."""
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
-    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
-    llm.enqueue("verifier", verdict(9))
+    propose_cancel(llm, "#T0000002", "ordered by mistake")
     return agent.handle(MIA, text, turn_key=f"{key}:1", conversation_id=key)
 
 
@@ -80,10 +86,7 @@ def test_the_shops_executor_sees_what_each_order_holds_before_any_look_up(sqlite
 def test_another_customers_order_is_not_found_and_nothing_changes(shop):
     agent, engine, llm = shop
     before = loader.export(engine)
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000008"))
-    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000008", reason="no longer needed"))
-    llm.enqueue("verifier", verdict(9))
+    propose_cancel(llm, "#T0000008", "no longer needed")
     result = agent.handle(MIA, "Cancel order #T0000008, no longer needed", turn_key="r:1", conversation_id="r")
     assert "no order #T0000008 on your account" in prompt_text(llm, "executor", 1)
     assert not result.committed and loader.export(engine) == before
@@ -347,4 +350,16 @@ def test_a_line_two_orders_hold_is_asked_about_and_the_answer_completes_the_chan
     done = agent.handle(MIA, "The red one, in #T0000006", history=history, turn_key="w:2", conversation_id="w")
     assert done.outcome == "pending_confirmation" and done.args["order_id"] == "#T0000006"
     assert done.args["item_ids"] == ["k-red-1l"] and "Kettle (material: enamel -> glass)" in done.reply
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_a_cancel_asked_for_one_item_of_an_order_tells_the_customer_and_writes_nothing(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    propose_cancel(llm, "#T0000001", "no longer needed", verified=False)
+    result = agent.handle(MIA, "Cancel just the kettle in my pending order, I no longer need it", turn_key="h:1",
+                          conversation_id="h")
+    assert result.reply == ("I couldn't do that: cancel your order applies to the whole order, not to single items: "
+                            "#T0000001 also holds the Scarf, so it cannot be done for the Kettle alone.")
+    assert not [s for s in result.trace["steps"] if s.get("role") == "redo"]  # told as it is: no redo, no verifier
     assert loader.export(engine) == before and llm.pending() == {}
