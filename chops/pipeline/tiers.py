@@ -65,7 +65,7 @@ def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looks_up: 
 
 
 def _fallback(step: Step) -> str | None:
-    """The request the customer gave for the case where their condition for ``step`` fails (``kinds.fallback``)."""
+    """The request the customer gave for the case where their condition for ``step`` fails (``fallbacks.fallback``)."""
     return (step.result.data or {}).get("fallback") if step.result is not None else None
 
 
