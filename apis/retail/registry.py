@@ -48,8 +48,9 @@ TITLES = {
 
 # A payment change is offered only where the customer speaks of paying (``Operation.asked_by``): the 1.5B proposed it
 # for "change my pending t-shirt to purple" and for returns, asked the customer which card, and was refused ("already
-# paid with it") turn after turn (train tasks 3, 34, 103).
-PAYING = ("pay", "card", "gift", "paypal", "charg", "付", "卡")
+# paid with it") turn after turn (train tasks 3, 34, 103). "charge " and its forms, not "charg": "also cancel the
+# charger I just bought" was taken for a payment change, asked which card, turn after turn (train task 30).
+PAYING = ("pay", "card", "gift", "paypal", "charge ", "charged", "charges", "charging my", "付", "卡")
 # Not where the request speaks of a difference to pay: "change the shoes to item …, and use my gift card to cover any
 # extra charge" had the 1.5B change the order's payment method (train task 21).
 DIFFERENCE = ("difference", "extra", "additional", "差价")

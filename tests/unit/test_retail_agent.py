@@ -111,6 +111,8 @@ def _offered(llm: ScriptedLLM, index: int) -> str:
     ("Please cancel order #T0000002, I ordered it by mistake", False, False),
     ("Can I pay order #T0000001 with my gift card instead?", True, False),
     ("Paying #T0000001 by PayPal would suit me better", True, False),
+    ("Please charge #T0000001 to my other method", True, False),
+    ("Also cancel the charger in #T0000001, it goes with the tablet", False, False),  # a charger is no payment
     # A swap's price difference is no payment change (train task 21).
     ("Change the kettle in #T0000001 to the glass one and use my gift card for any extra charge", False, False),
     ("Glass kettle for #T0000001 please, PayPal for the difference", False, False),
