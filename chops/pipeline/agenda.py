@@ -111,7 +111,8 @@ def _from(part: str, text: str) -> bool:
 
 def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None) -> None:
     """The turn's agenda (``AGENDA`` in its trace): ``todo`` for a request taken from it; the last turn's when this
-    message gives the value it asked for; else, with an ``llm`` to split with, the message's requests after the
+    message gives the value it asked for (the request asked about, with this answer, is then the turn's request);
+    else, with an ``llm`` to split with, the message's requests after the
     first, which becomes the turn's request (``ctx.message`` keeps the whole message, as it does for a request
     taken from the agenda)."""
     if todo is not None:
@@ -119,6 +120,13 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
         ctx.message = history[-1].user_text if history else None  # the message it was split off
     elif history and asked_for_value(history[-1]):
         ctx.trace.info[AGENDA] = left(history)
+        # The answer completes the request asked about, which stays the turn's request: answered "the canister one"
+        # (which vacuum cleaner to return), the 1.5B, shown the answer alone, proposed both vacuums' exchange, and no
+        # check saw that a return was asked for (train tasks 46, 47).
+        asked = (history[-1].trace or {}).get("request") or history[-1].user_text
+        if asked and asked.strip() != ctx.text.strip():
+            ctx.message, ctx.text = ctx.text, f"{asked.rstrip()} {ctx.text.strip()}"
+            ctx.trace.info.update(request=ctx.text, message=ctx.message)
     elif llm is not None and may_hold_several(ctx.text):
         first, *rest = split(llm, ctx.text, ctx.trace)
         if rest:

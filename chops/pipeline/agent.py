@@ -26,7 +26,7 @@ from chops.pipeline.context import Candidate, TurnContext, since_cancel
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
 from chops.pipeline.plans import ApprovalQueue, carry_out
-from chops.pipeline.prompting import fragment, pack_prompts, system_part
+from chops.pipeline.prompting import fragment, pack_prompts, system_part, without_instructions
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
@@ -267,6 +267,8 @@ class Agent:
         if cand.route in CONVERSATION_ROUTES:
             return self._finish(trace, conversation_reply(cand.route, lang), **fields)
         if cand.operation is None:
+            if ctx.feedback and cand.answer:  # any route's answer: told why, the 1.5B wrote the feedback back (task 46)
+                cand.answer = without_instructions(cand.answer)
             if not (cand.answer or "").strip():
                 trace.info["unanswered"] = True  # the apology, not an answer: the request is not finished
             return self._finish(trace, answer_reply(cand, lang), **fields)

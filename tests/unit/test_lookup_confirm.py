@@ -16,7 +16,7 @@ from chops.migrate import AGENT, upgrade_histories
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
 from chops.settings import get_settings
-from tests.unit.pipeline_support import FakeIndex, call, prompt_text, to_system, verdict
+from tests.unit.pipeline_support import FakeIndex, call, prompt_text, to_guide, to_system, verdict
 from tests.unit.shop_fake import ShopApi
 
 YES, NO, OTHER = ({"answer": a} for a in ("yes_go_ahead", "no_do_not", "something_else"))
@@ -357,3 +357,18 @@ def test_a_refusal_the_request_deserves_comes_back_as_an_answer_and_is_verified(
     # Refused against a precondition (the order's status), the operation is not offered to the retry.
     retry = [schema for role, _, schema in llm.calls if role == "executor"][-1]
     assert not offers(retry, "Exchange") and offers(retry, "GetVariants")
+
+
+def test_an_answer_of_another_route_after_a_refusal_loses_the_instruction_it_copied(shop):
+    agent, api, llm, _, _ = shop
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2"))
+    llm.enqueue("executor", call("Exchange", order_id="#A2", item_id="i-red", new_item_id="i-green"))
+    to_guide(llm, fresh=False)  # the retry is routed to the guides, whose answer copies the feedback (train task 46)
+    llm.enqueue("executor", {"source": 1, "answer": "The platform refused it: order #A2 is pending. Read the look-ups "
+                                                    "again and choose the operation and values that fit them."})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "exchange the red lamp in #A2 for i-green", turn_key="c2:1", conversation_id="c2")
+    assert "order #A2 is pending" in result.reply
+    assert "look-ups" not in result.reply and "platform refused" not in result.reply.lower()
+    assert llm.pending() == {} and api.audit == []
