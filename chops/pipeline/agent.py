@@ -286,6 +286,8 @@ class Agent:
         return self._finish(trace, done.reply, **fields)
 
     def _finish(self, trace: Trace, reply: str, **fields: Any) -> TurnResult:
+        if trace.info.get("told"):  # why the customer's own fallback was taken (``tiers.redo``)
+            reply = f"{trace.info['told']}\n\n{reply}"
         totals = trace.totals()
         trace.info["reply"] = reply
         if fields.get("pending"):

@@ -114,7 +114,7 @@ def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], 
     that side of the line's price ("only if they're cheaper", "a less expensive one") and the one proposed is not;
     else None. Asked for boots "of the same size and material, but only if they're cheaper", the 1.5B chose dearer
     boots of another material (none was cheaper), and the customer's yes committed them (train task 54)."""
-    for sentences, _, was, now in _priced_pairs(op, args, texts, sources):
+    for sentences, _, was, now, _ in _priced_pairs(op, args, texts, sources):
         side = next((how for option, how in comparisons(" ".join(sentences), ()) if option == PRICE and abs(how) == 1),
                     0)
         if side and was is not None and now is not None and (now - was) * side <= 0:
@@ -123,9 +123,9 @@ def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], 
 
 
 def _priced_pairs(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
-                  sources: Iterable[Any]) -> Iterator[tuple[list[str], str, float | None, float | None]]:
+                  sources: Iterable[Any]) -> Iterator[tuple[list[str], str, float | None, float | None, str]]:
     """For each line a swap replaces: the sentences of the customer's ``texts`` about its product (``about``), its
-    name, the line's price and the new item's."""
+    name, the line's price, the new item's, and the new item's options (its description's first part)."""
     texts, sources, keys = list(texts), list(sources), op.choice_names()
     lines = descriptions(node for data in sources for node in records(data))
     fields = record_fields(sources, set(keys.values()))  # the names the pack declares (``CHOICES_MENTIONED``)
@@ -134,8 +134,9 @@ def _priced_pairs(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
         names = fields.get(keys.get(old_arg, ""), {})
         for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
             name = str(names.get(str(old)))
-            yield (about(texts, name, known, mentions), name, _price(lines.get(str(old), "")),
-                   _price(lines.get(str(new), "")))
+            described = lines.get(str(new), "")
+            yield (about(texts, name, known, mentions), name, _price(lines.get(str(old), "")), _price(described),
+                   described.split(";")[0].strip())
 
 
 def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: Iterable[Any]) -> str | None:
@@ -187,12 +188,12 @@ _AT_LEAST = {"more than", "over", "above", "at least"}
 
 
 def over_budget(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
-                sources: Iterable[Any]) -> tuple[str, str] | None:
-    """(the bound, the price) where the customer's words about a swapped line's product bound the new item's price
-    ("if it's less than 200 bucks I want to exchange it", "at least $30") and the one proposed is outside it; else
-    None. Told "if it's less than 200 bucks, exchange my keyboard for it; if not, return it", the 1.5B proposed the
-    cheapest keyboard at $226.11 (train task 89)."""
-    for sentences, name, _, now in _priced_pairs(op, args, texts, sources):
+                sources: Iterable[Any]) -> tuple[str, str, str] | None:
+    """(the bound, the price, the new item's options) where the customer's words about a swapped line's product bound
+    the new item's price ("if it's less than 200 bucks I want to exchange it", "at least $30") and the one proposed is
+    outside it; else None. Told "if it's less than 200 bucks, exchange my keyboard for it; if not, return it", the 1.5B
+    proposed the cheapest keyboard at $226.11 (train task 89)."""
+    for sentences, name, _, now, options in _priced_pairs(op, args, texts, sources):
         # Only a sentence naming the product: "the order must fit within $1150" bounds the total (train task 37).
         said = " ".join(s for s in sentences if mentions(s, name))
         for word, dollars, bare in _BOUND.findall(said) if now is not None else ():
@@ -200,7 +201,7 @@ def over_budget(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
             above = now > bound if word in _AT_MOST else now >= bound
             below = now < bound if word == "at least" else now <= bound
             if below if word in _AT_LEAST else above:
-                return f"{word} ${bound:,.2f}", f"${now:,.2f}"
+                return f"{word} ${bound:,.2f}", f"${now:,.2f}", options
     return None
 
 
@@ -288,7 +289,8 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     elif side is not None:
         asked, why = side, f"you asked for a {side} one, and this new item is not {side}"
     else:
-        asked, why = outside[0], f"you asked for one {outside[0]}, and this new item costs {outside[1]}"
+        options = f" ({outside[2]})" if outside[2] else ""
+        asked, why = outside[0], f"you asked for one {outside[0]}, and this new item{options} costs {outside[1]}"
     said = otherwise([request, *texts])
     if said is None:
         return _refused(op, asked, why)

@@ -88,6 +88,9 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
         ctx.barred.add(refused.operation)
     if instead:  # the customer's own request for this case is the one carried out ("if not, return it")
         ctx.message, ctx.text = ctx.message or ctx.text, instead
+        # and the reply says why first: what the customer asked about ("the cheapest keyboard … costs $226.11")
+        why = refused.result.message.split("; for that case")[0]
+        ctx.trace.info["told"] = f"{why[0].upper()}{why[1:]}."
     ctx.add_feedback(cand)
     ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred),
                    **({"fallback": instead} if instead else {}))

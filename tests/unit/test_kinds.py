@@ -136,10 +136,10 @@ def test_a_swap_to_another_variant_where_the_same_item_is_asked_for_is_refused(r
 
 @pytest.mark.parametrize("request_text, new, outside", [
     ("If the steel kettle is less than 30 bucks, exchange my kettle for it; if not, return it", "k-steel-1l",
-     ("less than $30.00", "$40.00")),
-    ("Swap the kettle for the steel one if it's under $40", "k-steel-1l", ("under $40.00", "$40.00")),
+     ("less than $30.00", "$40.00", "steel, 1L")),
+    ("Swap the kettle for the steel one if it's under $40", "k-steel-1l", ("under $40.00", "$40.00", "steel, 1L")),
     ("Swap the kettle for the steel one if it's at most $40", "k-steel-1l", None),
-    ("Exchange the kettle for one that costs at least $39", "k-red-1l", ("at least $39.00", "$38.99")),
+    ("Exchange the kettle for one that costs at least $39", "k-red-1l", ("at least $39.00", "$38.99", "enamel, 1L")),
     ("Exchange the kettle for the enamel one, less than 2 liters", "k-red-1l", None),  # no money: no bound
     ("Exchange the kettle for the steel one. My budget for the scarf is under $10", "k-steel-1l", None),  # another's
     ("My order must fit within $30. Exchange the kettle for the steel one", "k-steel-1l", None),  # the total's bound
@@ -152,7 +152,7 @@ def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text
     refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [order, KETTLE])
     assert (refused is None) == (outside is None)
     assert outside is None or refused.message.startswith(
-        f"you asked for one {outside[0]}, and this new item costs {outside[1]}")
+        f"you asked for one {outside[0]}, and this new item ({outside[2]}) costs {outside[1]}")
 
 
 @pytest.mark.parametrize("text, said", [
@@ -176,8 +176,8 @@ def test_a_refused_conditional_swap_says_what_the_customer_asked_for_in_that_cas
     request_text = "Is the steel kettle under $30? If so, exchange my kettle for it; if not, return it"
     args = {**SWAP, "new_item_ids": ["k-steel-1l"]}
     refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
-    assert refused.message == 'you asked for one under $30.00, and this new item costs $40.00; for that case you ' \
-        'said: "if not, return it"'
+    assert refused.message == 'you asked for one under $30.00, and this new item (steel, 1L) costs $40.00; for that ' \
+        'case you said: "if not, return it"'
 
 
 @pytest.mark.parametrize("said, request_text", [

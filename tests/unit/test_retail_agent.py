@@ -172,6 +172,9 @@ def test_a_swap_against_the_customers_condition_is_replaced_by_what_they_asked_f
     assert redone["fallback"] in prompt_text(llm, "executor", 3)  # the request the redo plans for
     assert "exchange_delivered_order_items" not in _offered(llm, 3)
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    # the reply says first why the customer's own fallback was taken: what they asked about was over their bound
+    first, _ = result.reply.split("\n\n", 1)
+    assert first.startswith("You asked for one ") and first.endswith("and this new item (steel, 1L) costs $40.00.")
     assert loader.export(engine) == before and llm.pending() == {}
 
 
