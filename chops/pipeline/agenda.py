@@ -112,9 +112,8 @@ def _from(part: str, text: str) -> bool:
 def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None) -> None:
     """The turn's agenda (``AGENDA`` in its trace): ``todo`` for a request taken from it; the last turn's when this
     message gives the value it asked for (the request asked about, with this answer, is then the turn's request);
-    else, with an ``llm`` to split with, the message's requests after the
-    first, which becomes the turn's request (``ctx.message`` keeps the whole message, as it does for a request
-    taken from the agenda)."""
+    else, with an ``llm`` to split with, the message's requests after the first, which becomes the turn's request
+    (``ctx.message`` keeps the whole message, as it does for a request taken from the agenda)."""
     if todo is not None:
         ctx.trace.info[AGENDA] = todo
         ctx.message = history[-1].user_text if history else None  # the message it was split off
