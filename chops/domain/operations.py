@@ -118,10 +118,16 @@ class Operation:
             and not any(named(w, request) for w in self.unasked_by)
 
     @property
+    def words(self) -> tuple[str, ...]:
+        """The words of its name, lower-case: ("return", "delivered", "order", "items"), ("change", "upload",
+        "limit") of ``ChangeUploadLimit``."""
+        return tuple(w.lower() for w in re.split(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])", self.name.strip("_")) if w)
+
+    @property
     def kind(self) -> str:
         """The kind of change this makes: the first word of its name ("return" of ``return_delivered_order_items``,
-        "change" of ``ChangeUploadLimit``), lower-case."""
-        return re.split(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])", self.name.strip("_"))[0].lower()
+        "change" of ``ChangeUploadLimit``)."""
+        return self.words[0]
 
     def arg_names(self) -> tuple[str, ...]:
         """The argument names (the alias where a pack gives one, else the field's name)."""

@@ -119,15 +119,16 @@ def not_features(typed: Iterable[str], lines: Iterable[str]) -> list[str]:
     return [t for t in typed if _plain(t) not in words]
 
 
-def descriptions(records: Iterable[dict]) -> dict[str, str]:
+def descriptions(records: Iterable[dict], keyed: bool = True) -> dict[str, str]:
     """``{value: its text}`` for every value the ``records`` (each mapping of the look-up data, ``walk.records``)
-    list: a mapping's key whose entry is a text (a product's variant line, keyed by item id), and each scalar of a
-    record, described by the record's texts joined (an order's line: its name and options)."""
+    list: a mapping's key whose entry is a text (a product's variant line, keyed by item id; not with ``keyed``
+    False), and each scalar of a record, described by the record's texts joined (an order's line: its name and
+    options)."""
     out: dict[str, str] = {}
     for node in records:
         texts = "; ".join(str(v) for v in node.values() if isinstance(v, str))
         for key, value in node.items():
-            if isinstance(value, str):  # a line keyed by its id (a field name keyed so is never asked for)
+            if keyed and isinstance(value, str):  # a line keyed by its id (a field name keyed so is never asked for)
                 out[str(key)] = value
             if isinstance(value, (int, float, str)) and not isinstance(value, bool):
                 out.setdefault(str(value), texts)

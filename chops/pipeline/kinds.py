@@ -17,11 +17,13 @@ of the tablet I ordered?", the 1.5B proposed the tablet's exchange for one with 
 question, since a customer who asked for the change before may say "the jigsaw to the easiest one". And a
 swap of items the request does not name where it names others of the order ("just the desk lamp" and the water
 bottle: ``other_items``), one for another variant where the customer asked for the same item (``not_the_same``), or
-against the price the customer asked for ("only if they're cheaper" and a dearer one: ``against_price``; "if it's
-less than 200 bucks" and one at $226.11: ``over_budget``).
+against the price the customer asked for ("only if they're cheaper" and a dearer one; "if it's less than 200 bucks"
+and one at $226.11: ``chops.pipeline.prices``).
 
 And any write of products the customer's messages never name where they name others of their orders (``unspoken``):
 after a keyboard's return, the return of a kettle nobody spoke of.
+The other way round, a write that is no swap where the request asks for a swap and names nothing of that write
+(``unasked_kind``): asked which laptop to exchange, the 1.5B proposed the chosen laptop's return.
 
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
 names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
@@ -30,17 +32,18 @@ names (``Operation.follows``) either: they only invite a swap (train tasks 46 an
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
-from chops.pipeline.described import about, descriptions, features, mentioned_features
-from chops.pipeline.relative import PRICE, comparisons, labels
+from chops.pipeline.described import descriptions, features, mentioned_features
+from chops.pipeline.relative import comparisons, labels
 from chops.pipeline.walk import mentions, names_of, record_fields, records, stems
 from chops.pipeline.fallbacks import fallback, otherwise
+from chops.pipeline.prices import against_price, over_budget
 from chops.pipeline.whole import partial, refusal_message
 
 
@@ -60,6 +63,19 @@ _CHANGE_WORDS = ("chang", "swap", "switch", "replac", "upgrad", "downgrad", "ins
 
 _QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|which|how|is|are|does|do|did|where|when|why|who)\b|吗|什么|多少|哪",
                        re.IGNORECASE)
+
+
+def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -> str | None:
+    """The swap's kind ``request`` names ("exchange") where ``op`` is no swap and the request names no write's kind that
+    is no swap, nor a word of ``op``'s name that no swap's name holds ("address", "payment", "return"); else None."""
+    writes = [o for o in operations if o.writes]
+    swaps = [o for o in writes if o.choice_pairs()]
+    if op.choice_pairs() or not swaps or any(named(o.kind, request) for o in writes if not o.choice_pairs()):
+        return None
+    shared = {w for o in swaps for w in o.words}
+    if any(named(w, request) for w in set(op.words) - shared):
+        return None
+    return next((o.kind for o in swaps if named(o.kind, request)), None)
 
 
 def _question(request: str) -> bool:
@@ -109,36 +125,6 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     return instead
 
 
-def against_price(op: Operation, args: Mapping[str, Any], texts: Iterable[str], sources: Iterable[Any]) -> str | None:
-    """"cheaper" or "more expensive" where the customer's words about a swapped line's product ask for a new item on
-    that side of the line's price ("only if they're cheaper", "a less expensive one") and the one proposed is not;
-    else None. Asked for boots "of the same size and material, but only if they're cheaper", the 1.5B chose dearer
-    boots of another material (none was cheaper), and the customer's yes committed them (train task 54)."""
-    for sentences, _, was, now, _ in _priced_pairs(op, args, texts, sources):
-        side = next((how for option, how in comparisons(" ".join(sentences), ()) if option == PRICE and abs(how) == 1),
-                    0)
-        if side and was is not None and now is not None and (now - was) * side <= 0:
-            return "cheaper" if side < 0 else "more expensive"
-    return None
-
-
-def _priced_pairs(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
-                  sources: Iterable[Any]) -> Iterator[tuple[list[str], str, float | None, float | None, str]]:
-    """For each line a swap replaces: the sentences of the customer's ``texts`` about its product (``about``), its
-    name, the line's price, the new item's, and the new item's options (its description's first part)."""
-    texts, sources, keys = list(texts), list(sources), op.choice_names()
-    lines = descriptions(node for data in sources for node in records(data))
-    fields = record_fields(sources, set(keys.values()))  # the names the pack declares (``CHOICES_MENTIONED``)
-    known = {str(n) for names in fields.values() for field in names.values() for n in names_of(field)}
-    for old_arg, pair in op.choice_pairs().items():
-        names = fields.get(keys.get(old_arg, ""), {})
-        for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
-            name = str(names.get(str(old)))
-            described = lines.get(str(new), "")
-            yield (about(texts, name, known, mentions), name, _price(lines.get(str(old), "")), _price(described),
-                   described.split(";")[0].strip())
-
-
 def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: Iterable[Any]) -> str | None:
     """The item names ``request`` speaks of where it names some line of the swap's record but none of the products the
     swap changes ("just the desk lamp" and a swap of the water bottle); else None. Told "only the desk lamp, not the
@@ -177,41 +163,6 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
             if wanted and not set(wanted) & mentioned_features(lines.get(str(new), ""), texts):
                 return ", ".join(wanted)
     return None
-
-
-# A price bound the customer sets ("if it's less than 200 bucks", "under $50", "at least $30"): the word, the amount.
-_BOUND = re.compile(r"\b(less than|under|below|cheaper than|no more than|at most|up to|within|more than|over|above|"
-                    r"at least)\s+(?:\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:bucks|dollars|usd)\b)",
-                    re.IGNORECASE)
-_AT_MOST = {"no more than", "at most", "up to", "within"}  # the bound itself is within it
-_AT_LEAST = {"more than", "over", "above", "at least"}
-
-
-def over_budget(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
-                sources: Iterable[Any]) -> tuple[str, str, str] | None:
-    """(the bound, the price, the new item's options) where the customer's words about a swapped line's product bound
-    the new item's price ("if it's less than 200 bucks I want to exchange it", "at least $30") and the one proposed is
-    outside it; else None. Told "if it's less than 200 bucks, exchange my keyboard for it; if not, return it", the 1.5B
-    proposed the cheapest keyboard at $226.11 (train task 89)."""
-    for sentences, name, _, now, options in _priced_pairs(op, args, texts, sources):
-        # Only a sentence naming the product: "the order must fit within $1150" bounds the total (train task 37).
-        said = " ".join(s for s in sentences if mentions(s, name))
-        for word, dollars, bare in _BOUND.findall(said) if now is not None else ():
-            bound, word = float((dollars or bare).replace(",", "")), word.lower()
-            above = now > bound if word in _AT_MOST else now >= bound
-            below = now < bound if word == "at least" else now <= bound
-            if below if word in _AT_LEAST else above:
-                return f"{word} ${bound:,.2f}", f"${now:,.2f}", options
-    return None
-
-
-def _price(description: str) -> float | None:
-    """A variant's price: its feature that starts with "$"."""
-    found = next((f for f in features(description) if f.startswith("$")), None)
-    try:
-        return float(found[1:].replace(",", "")) if found else None
-    except ValueError:
-        return None
 
 
 # Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
@@ -269,6 +220,9 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
         return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION, data={
             "asked": parts[0], **({"fallback": fallback(op, args, said, sources)} if said else {FINAL: True})},
             message=why + (f"; for that case you said: \"{said}\"" if said else "."))
+    swap = unasked_kind(op, request, operations)
+    if swap is not None:  # the write itself is what was not asked for: the redo is not offered it again
+        return _refused(op, swap, f"you asked to {swap}, not to {op.kind}", other_kind=True)
     instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
         # The swap itself is what was not asked for: the redo is not offered it again (``tiers.redo``).

@@ -57,7 +57,7 @@ class Which:
                                data={"which": self.name, "options": list(self.options), FINAL: True})
 
 
-Candidate = tuple[str, str | None]  # (record id, line value or None where the record was not read yet)
+Line = tuple[str, str | None]  # (record id, line value or None where the record was not read yet)
 
 
 @dataclass
@@ -69,7 +69,7 @@ class _Found:
 
     record: str
     line_arg: str
-    groups: dict[str, tuple[list[Candidate], list[Candidate]]]
+    groups: dict[str, tuple[list[Line], list[Line]]]
     lines: dict[str, str]
     marks: dict[str, set[str]]
     new: set[str]
@@ -80,6 +80,8 @@ def ask(read: Reader, operations: Mapping[str, Operation], writes: Iterable[Step
     """The first of ``writes`` to ask which about (``unsure``) and the question; the records holding a candidate
     not read yet are read first (``read``), so that each is described and the answer ("the 32GB one") can pick it."""
     texts = list(texts)
+    if _moot(request):  # before any read: nothing read could make the question needed
+        return None
     for s in writes:
         op = operations[s.operation]
         found = _candidates(op, s.args, texts, read.sources)
@@ -99,7 +101,7 @@ def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable
     this write is for; ``texts``: the customer's messages; ``sources``: the profile's data and the look-ups."""
     texts, sources = list(texts), list(sources)
     found = _candidates(op, args, texts, sources)
-    if found is None or _SEVERAL.search(request) or comparisons(request, ()):
+    if found is None or _moot(request):
         return None
     for name, (candidates, taken) in found.groups.items():
         if len(candidates) <= len(taken) or _singled_out(name, candidates, found, texts):
@@ -107,10 +109,17 @@ def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable
         several = len({rid for rid, _ in candidates}) > 1
         if several and (_PLACE.search(request) or _record_named(candidates, found.marks, texts)):
             continue
-        options = tuple(f"the {name} of {rid}" + (f" ({_options(found.lines.get(v, ''), name, v)})" if v else "")
+        # Each line as its record lists it, not as its product's variant (whether that is sold now: "NOT available").
+        held = descriptions((n for data in sources for n in records(data)), keyed=False)
+        options = tuple(f"the {name} of {rid}" + (f" ({_options(held.get(v, ''), name, v)})" if v else "")
                         for rid, v in candidates)
         return Which(name=name, options=options, unset=(found.record, found.line_arg) if several else (found.line_arg,))
     return None
+
+
+def _moot(request: str) -> bool:
+    """Whether the request's own words take in several lines or compare them, so no question is needed."""
+    return bool(_SEVERAL.search(request) or comparisons(request, ()))
 
 
 def meant(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
@@ -159,12 +168,12 @@ def _candidates(op: Operation, args: Mapping[str, Any], texts: list[str], source
     # "the bookshelf and the jigsaw, they're from the same order": the records holding every product the write takes.
     together = {str(names_of_line.get(str(v))) for v in args[line_arg]}
     holding_all = [rid for rid in held if together <= set(held[rid])] if len(together) > 1 else []
-    groups: dict[str, tuple[list[Candidate], list[Candidate]]] = {}
+    groups: dict[str, tuple[list[Line], list[Line]]] = {}
     for value in args[line_arg]:
         name = names_of_line.get(str(value))
         if name is None or str(name) in groups:
             continue
-        candidates: list[Candidate] = []
+        candidates: list[Line] = []
         for rid in typed or holding_all or held:
             if str(name) in held[rid]:
                 mine = [v for v in lines_of(op, rid, sources).get(line_arg, []) if names_of_line.get(v) == name]
@@ -176,7 +185,7 @@ def _candidates(op: Operation, args: Mapping[str, Any], texts: list[str], source
     return _Found(record, line_arg, groups, lines, marks, new)
 
 
-def _singled_out(name: str, candidates: list[Candidate], found: _Found, texts: list[str]) -> list[Candidate]:
+def _singled_out(name: str, candidates: list[Line], found: _Found, texts: list[str]) -> list[Line]:
     """The read candidates (lines of the product ``name``) that a feature of theirs some other candidate and the swap's
     new items lack, mentioned in the customer's ``texts``, points to."""
     if len(candidates) < 2:
@@ -187,7 +196,7 @@ def _singled_out(name: str, candidates: list[Candidate], found: _Found, texts: l
             if (fs - common - found.new) & mentioned_features(found.lines.get(c[1], ""), texts)]
 
 
-def _record_named(candidates: list[Candidate], marks: Mapping[str, set[str]], texts: list[str]) -> bool:
+def _record_named(candidates: list[Line], marks: Mapping[str, set[str]], texts: list[str]) -> bool:
     """Whether the customer's ``texts`` name a mark one candidate's record has and another's lacks ("the one I sent
     to Denver")."""
     own = [marks.get(rid, set()) for rid in dict.fromkeys(rid for rid, _ in candidates)]

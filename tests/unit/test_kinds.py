@@ -8,7 +8,8 @@ import pytest
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
 from chops.pipeline.fallbacks import fallback, otherwise
-from chops.pipeline.kinds import against_price, other_items, over_budget, unasked_refusal, unasked_swap, unspoken
+from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap, unspoken
+from chops.pipeline.prices import against_price, over_budget
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -88,6 +89,31 @@ def test_only_a_swap_is_checked_and_the_refusal_is_redone_as_an_invalid_choice()
                            [ORDER, KETTLE])
     assert refused.outcome == Outcome.REFUSED_INVALID_ARG and "you asked to return" in refused.message
     assert refused.operation == "exchange_delivered_order_items"
+
+
+RETURN = OPERATIONS["return_delivered_order_items"]
+RET = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id": "credit_card_mia"}
+
+
+@pytest.mark.parametrize("request_text, op, asked", [
+    ("I want to exchange my kettle from #T0000003 the glass one", RETURN, "exchange"),
+    ("Could you exchange the kettle in my pending order?", OPERATIONS["cancel_pending_order"], "exchange"),
+    ("Please modify the kettle in my pending order", OPERATIONS["cancel_pending_order"], None),  # modify: any change
+    ("Exchange the kettle for a steel one", OPERATIONS["modify_pending_order_payment"], "exchange"),
+    ("Exchange the kettle and send it to my new address", OPERATIONS["modify_pending_order_address"], None),
+    ("Exchange the kettle for a steel one; if that's not possible, return it", RETURN, None),
+    ("I'd like my money back for the kettle", RETURN, None),  # no kind named at all
+    ("Exchange the kettle for a steel one", EXCHANGE, None),  # the swap itself
+])
+def test_a_write_that_is_no_swap_where_only_a_swap_is_asked_for_is_refused(request_text, op, asked):
+    assert unasked_kind(op, request_text, OPERATIONS.values()) == asked
+
+
+def test_a_return_proposed_for_an_exchange_is_refused_and_not_offered_again():
+    request = "I want to exchange my kettle, the glass one"
+    refused = unasked_refusal(RETURN, RET, OPERATIONS.values(), request, [request], [ORDER, KETTLE])
+    assert refused.outcome == Outcome.REFUSED_INVALID_ARG and refused.message == "you asked to exchange, not to return"
+    assert refused.data["other_kind"] is True
 
 
 @pytest.mark.parametrize("request_text, new, side", [

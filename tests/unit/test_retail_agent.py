@@ -347,7 +347,7 @@ def test_a_line_two_orders_hold_is_asked_about_and_the_answer_completes_the_chan
                          turn_key="w:1", conversation_id="w")
     assert asked.outcome == "refused_missing_args" and "Which one do you mean?" in asked.reply
     # the other order was read first, so that each is described
-    assert "the Kettle of #T0000001 (steel, 1L) or the Kettle of #T0000006 (enamel, 1L)" in asked.reply
+    assert "the Kettle of #T0000001 (material: steel, capacity: 1L) or the Kettle of #T0000006 (material: enamel, capacity: 1L)" in asked.reply
     assert asked.args["order_id"] is None and asked.args["new_item_ids"] == ["k-glass-1l"]
     assert loader.export(engine) == before
     kettle_to_glass(llm, "#T0000006", "k-red-1l", "gift_card_mia")

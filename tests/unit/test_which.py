@@ -137,3 +137,13 @@ def test_products_said_to_be_in_one_order_name_the_order_holding_them_all():
     request = "Return the blender and the desk lamp, they came in the same order"
     assert unsure(RETURN, _ret("#T0000012", "b-white", "l-desk"), request, [request],
                   [PROFILE, ORDER_11, ORDER_12]) is None
+
+
+def test_a_candidate_is_described_by_its_options_not_by_whether_its_variant_is_sold_now():
+    blender = {"product_id": "p-blender", "name": "Blender",
+               "variants": {"b-red": "color: red, speed: 3; $100.00; NOT available",
+                            "b-white": "color: white, speed: 3; $100.00; available"}}
+    request = "Please return the blender I received"
+    which = unsure(RETURN, _ret("#T0000011", "b-red"), request, [request], [PROFILE, ORDER_11, ORDER_12, blender])
+    assert which.options == ("the Blender of #T0000011 (color: red, speed: 3)",
+                             "the Blender of #T0000012 (color: white, speed: 3)")
