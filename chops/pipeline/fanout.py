@@ -34,9 +34,10 @@ from chops.domain.system import SystemApi
 from chops.pipeline.choices import lines_of, paired, record_arg, typed_ids
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.lookups import Reader
+from chops.pipeline.several import COUNTS, EVERY_ZH, QUANTIFIERS, pattern
 from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, values_in
 
-_QUANTIFIER = re.compile(r"\b(?:all|every|each|both|two|three)\b|所有|全部|每|两", re.IGNORECASE)
+_QUANTIFIER = pattern((*QUANTIFIERS, *COUNTS), (*EVERY_ZH, "每", "两"))
 _NOT_QUANTIFYING = re.compile(r"\b(?:all right|that'?s all|that is all|at all|all set|after all|all good)\b",
                               re.IGNORECASE)
 _SPAN = 6  # the words after a quantifier that it quantifies

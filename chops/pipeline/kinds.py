@@ -41,6 +41,7 @@ from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.relative import comparisons, labels
+from chops.pipeline.several import ALL_BUT, EVERY, EVERY_ZH, pattern
 from chops.pipeline.walk import mentions, names_of, record_fields, records, stems
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, over_budget
@@ -167,8 +168,7 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
 
 # Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
 # "another order of mine went to the old address".
-_ALL_OF = re.compile(r"\b(?:all|every|everything|each|both|whole|entire|rest|except|other than|apart from|besides|"
-                     r"other|another)\b|全部|所有|都|另", re.IGNORECASE)
+_ALL_OF = pattern((*EVERY, *ALL_BUT), (*EVERY_ZH, "都", "另"))
 
 
 def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],

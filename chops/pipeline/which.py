@@ -31,11 +31,11 @@ from chops.pipeline.context import FINAL, Step
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.lookups import Reader
 from chops.pipeline.relative import comparisons
+from chops.pipeline.several import COUNTS, EVERY, EVERY_ZH, pattern
 from chops.pipeline.walk import mentions, record_fields, records, values_in
 
 # Words that take in several lines, or name a record by its place among the customer's.
-_SEVERAL = re.compile(r"\b(?:all|every|each|both|two|three|four|everything|whole|entire|rest)\b|都|全部|所有|两",
-                      re.IGNORECASE)
+_SEVERAL = pattern((*EVERY, *COUNTS, "four", "rest"), (*EVERY_ZH, "都", "两"))
 _READS = 3  # candidate records read at most before asking
 _PLACE = re.compile(r"\b(?:last|latest|recent|newest|newer|first|oldest|older|earlier|previous|second|other)\b"
                     r"|最近|上一|第一|第二", re.IGNORECASE)

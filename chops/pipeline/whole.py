@@ -19,9 +19,10 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.choices import record_arg
+from chops.pipeline.several import EVERY, EVERY_ZH, pattern
 from chops.pipeline.walk import mentions, names_of, record_fields
 
-_WHOLE = re.compile(r"\b(?:whole|entire|all|every|everything|both)\b|全部|整个|所有", re.IGNORECASE)
+_WHOLE = pattern(EVERY, (*EVERY_ZH, "整个"))
 
 
 def partial(op: Operation, args: Mapping[str, Any], request: str, sources: Iterable[Any]) -> tuple[str, str] | None:
@@ -44,7 +45,7 @@ def partial(op: Operation, args: Mapping[str, Any], request: str, sources: Itera
                   rf"\b{noun}s?\W+{kind}",  # "or that order cancelled"
                   rf"\b{noun}s?\s+(?:with|containing|that (?:has|holds|contains)|holding)\b",  # "the order with the"
                   *(rf"\b{re.escape(n)}\s+{noun}\b" for n in named))  # "the skateboard order"
-    if any(re.search(pattern, request, re.IGNORECASE) for pattern in the_record):
+    if any(re.search(p, request, re.IGNORECASE) for p in the_record):
         return None
     return ", ".join(named), ", ".join(others)
 
