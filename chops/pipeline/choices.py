@@ -19,8 +19,8 @@ Where the profile lists what each value holds (``CHOICES_MENTIONED``: an order's
 I got" offers the read only the orders holding one. The states an operation needs (``CHOICES_WHERE``) do not
 narrow the grammar: a 1.5B model denied the order it meant picked another, valid but unasked for, and denied
 the operation it meant (say ``modify_pending_order_items``), snapped to the next name with the same start
-(``modify_user_address``). Instead an operation with a counterpart for the state found (``counterpart``) is
-switched to it, and any other is refused by the platform, which says why.
+(``modify_user_address``). Instead an operation with a counterpart for the state found
+(``chops.pipeline.states.counterpart``) is switched to it, and any other is refused (``states.out_of_state``).
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from chops.domain.operations import Operation, named as named_kind
+from chops.domain.operations import Operation
 from chops.pipeline.described import about, by_name, closest, descriptions, features, narrowed, not_features
 from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
+from chops.pipeline.states import in_asked_states
 from chops.pipeline.walk import holding, lines_in, mentioned, mentions, record_fields, records, values_in
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
@@ -162,41 +163,6 @@ def _every_one(message: str, name: str) -> bool:
     options" in a sentence about a laptop."""
     about = [s for s in re.split(r"(?<=[.!?。！？;；])\s*", message) if mentions(s, name)]
     return any({"both", "all", "each", "every", "ones"} & set(re.findall(r"[\w-]+", s.lower())) for s in about)
-
-
-def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
-    """The operation to run instead of ``op`` for ``args``, when the record an argument names is in a state ``op``
-    does not take (``CHOICES_WHERE``) and ``op`` names the operation for that state (``Operation.counterparts``):
-    an item change proposed for a delivered order is that order's exchange. None: ``op`` itself."""
-    states = op.choice_states()
-    fields = record_fields(list(sources), {key for where in states.values() for key in where})
-    for arg, where in states.items():
-        for key, allowed in where.items():
-            state = fields[key].get(str(args.get(arg)))
-            instead = dict(op.counterparts).get(state) if state not in allowed else None
-            if instead is not None:
-                return instead
-    return None
-
-
-def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iterable[Operation],
-                    sources: list[Any], message: str) -> list[str]:
-    """A look-up's ``values`` narrowed to the records in a state that a write of a kind the ``message`` names takes
-    (``CHOICES_WHERE`` of an argument with the same ``CHOICES_FROM``), where some are: "return the watch I received"
-    reads the delivered order holding a watch, not the pending one (train task 16). Not for a swap's kind, whose
-    counterpart takes the other state ("exchange" is said of a pending order's item change too)."""
-    paths = set(op.choice_keys().get(arg, ()))
-    allowed: dict[str, set[str]] = {}
-    for write in operations:
-        if write.writes and not write.choice_pairs() and named_kind(write.kind, message):
-            for key_arg, where in write.choice_states().items():
-                if set(write.choice_keys().get(key_arg, ())) == paths:
-                    for key, states in where.items():
-                        allowed.setdefault(key, set()).update(states)
-    if not allowed:
-        return values
-    fields = record_fields(sources, set(allowed))
-    return [v for v in values if all(fields[k].get(str(v)) in states for k, states in allowed.items())] or values
 
 
 def for_themselves(op: Operation, args: dict[str, Any]) -> bool:

@@ -12,9 +12,11 @@ ablations of the paper have no gate.)
 Before all of that, on a message's first attempt, the embedding router (``chops.router``) may decide
 alone: when it is sure (its calibrated threshold), no model is asked at all. It is not asked when the
 last turn asked for a missing value (the message is then an answer to that question, which only the
-history shows). After a rejected attempt, a route the router was sure of is kept once (``keep_route``:
-the verifier's reason goes to the executor, which is what usually needed it); from the attempt after
-that, the model classifier decides with the verifier's reason, as in the paper.
+history shows): such an answer, once past the small-talk gate ("never mind" drops the request), keeps the
+route of the request it completes, with no model asked. After a rejected attempt, a route the router was
+sure of is kept once (``keep_route``: the verifier's reason goes to the executor, which is what usually
+needed it); from the attempt after that, the model classifier decides with the verifier's reason, as in
+the paper.
 
 Two levels (the paper's design, and the default): level 1 asks "does the message ask for one of the
 sender's own profile facts?" (it is given the list of facts; their values are not needed to decide);
@@ -79,6 +81,12 @@ class Classifier:
         if self.levels == 2 and ctx.trace.iteration == 1 and (route := self.small_talk(ctx, history)) is not None \
                 and _may_take(ctx, route):
             return route
+        last = ctx.history[-1] if ctx.history else None
+        if self.levels == 2 and last is not None and asked_for_value(last) and last.route:
+            # The answer to the agent's own question completes the request asked about (``agenda.plan``), whose route
+            # it keeps: "I no longer need it", the reason for a cancel, was taken for a profile fact (train task 24).
+            ctx.trace.step("classifier", route=last.route, answer=True)
+            return last.route
         if self.levels == 1:
             msgs = messages("pipeline_classify_onelevel", static={"operations": self.operations_text},
                             history=history, feedback=feedback, profile=ctx.profile_text(),

@@ -51,6 +51,7 @@ from chops.pipeline.prompting import fragment, messages, section, without_instru
 from chops.pipeline.repairs import repaired
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
+from chops.pipeline.states import out_of_state
 from chops.pipeline.targets import others_named, refusal
 from chops.pipeline.together import taken_along
 from chops.pipeline.which import ask
@@ -247,11 +248,11 @@ class Executor:
         others: list[str] = []
         for s in writes:
             others += [who for who in others_named(self.api, ctx, s.args) if who not in others]
-        # A write of products nobody named, a swap the request does not ask for (it asks to return or cancel), or
-        # one against the price it asks for.
+        # A write of products nobody named, a swap the request does not ask for (it asks to return or cancel), one
+        # against the price it asks for, or of a record in a state it does not take (nothing to ask the customer).
         unasked = next((r for s in writes if (r := unasked_refusal(self.operations[s.operation], s.args, self.choices,
-                                                                   ctx.text, ctx.user_texts, seen, ctx.message))),
-                       None)
+                                                                   ctx.text, ctx.user_texts, seen, ctx.message)
+                                              or out_of_state(self.operations[s.operation], s.args, seen))), None)
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
         which = None if others or unasked else ask(reader, self.operations, writes, ctx.text, ctx.user_texts)
         reader.note(step)

@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.choices import capped, counterpart, for_themselves, paired
+from chops.pipeline.choices import capped, for_themselves, paired
+from chops.pipeline.states import counterpart
 from chops.pipeline.completion import completed, repeated, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans

@@ -141,6 +141,12 @@ def to_system(llm: ScriptedLLM, *, fresh: bool = True) -> None:
     llm.enqueue("classifier", {"route": "something_else"}).enqueue("classifier", {"route": "do_operation"})
 
 
+def answering(llm: ScriptedLLM) -> None:
+    """Script the classifier for an answer to the agent's own question: only the gate is asked (the answer keeps the
+    route of the request it completes)."""
+    llm.enqueue("classifier", ABOUT_PLATFORM)
+
+
 def to_guide(llm: ScriptedLLM, *, fresh: bool = True) -> None:
     """Script the classifier to route to the guides (``fresh``: iteration 1, so the gate is asked first)."""
     if fresh:

@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import arg_options, counterpart, typed_ids
+from chops.pipeline.choices import arg_options, typed_ids
+from chops.pipeline.states import counterpart, out_of_state
 from chops.pipeline.each import EachOf
 from chops.pipeline.walk import values_at
 from chops.pipeline.schemas import plan_schema
@@ -84,6 +85,18 @@ def test_an_item_change_of_a_delivered_order_is_its_exchange_and_the_other_way_r
     # The order as looked up this turn counts over the profile's overview.
     assert counterpart(OPERATIONS["modify_pending_order_items"], pending,
                        [*sources, {"order_id": "#W1000002", "status": "delivered"}]) == "exchange_delivered_order_items"
+
+
+def test_a_write_of_a_record_in_a_state_it_does_not_take_is_refused_before_the_platform_is_asked():
+    sources = [{**PROFILE, **STATUSES}]
+    cancel = OPERATIONS["cancel_pending_order"]
+    refused = out_of_state(cancel, {"order_id": "#W1000001", "reason": None}, sources)
+    assert refused.outcome == "refused_precondition"
+    assert refused.message == "#W1000001 is delivered; this can only be done while it is pending"
+    assert out_of_state(cancel, {"order_id": "#W1000002", "reason": None}, sources) is None  # pending
+    assert out_of_state(cancel, {"order_id": "#W1000009", "reason": None}, sources) is None  # state not known
+    swap = {"order_id": "#W1000002", "item_ids": ["111"], "new_item_ids": ["333"], "payment_method_id": "gift_card_1"}
+    assert out_of_state(OPERATIONS["modify_pending_order_items"], swap, sources) is None
 
 
 def script_kettle_swap(llm, operation: str, item_ids: list[str]) -> None:

@@ -11,7 +11,7 @@ from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options, for_themselves
 from chops.pipeline.completion import completed, named_options, repeated, unnamed
-from tests.unit.pipeline_support import call, to_system, verdict
+from tests.unit.pipeline_support import answering, call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
 
@@ -205,6 +205,16 @@ def test_a_cancel_reason_the_customer_did_not_give_is_asked_for(shop):  # noqa: 
     asked = agent.handle(MIA, "Please cancel my order #T0000002", turn_key="r:1", conversation_id="r")
     assert asked.outcome == "refused_missing_args" and "reason" in asked.reply.lower(), asked.reply
     assert order(engine, "#T0000002")["status"] == "pending"
+    # The answer keeps the request's route: no level-1 question (it took "I no longer need it" for a profile fact).
+    answering(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9))
+    history = [asked.to_record("Please cancel my order #T0000002")]
+    done = agent.handle(MIA, "I found a better one in a local shop, so I no longer need it", history=history,
+                        turn_key="r:2", conversation_id="r")
+    assert done.outcome == "pending_confirmation" and done.args["reason"] == "no longer needed"
+    assert [(s["role"], s["route"]) for s in done.trace["steps"] if s.get("answer")] == [("classifier", "system")]
+    assert llm.pending() == {}
     cancel = OPERATIONS["cancel_pending_order"]
     for said, reason in (("I don't need it anymore", "no longer needed"), ("They're no longer needed", "no longer needed"),
                          ("I bought it by mistake", "ordered by mistake")):

@@ -15,7 +15,7 @@ from chops.llm import ScriptedLLM
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
 from chops.settings import get_settings
-from tests.unit.pipeline_support import FakeIndex, call, prompt_text, to_system, verdict
+from tests.unit.pipeline_support import FakeIndex, answering, call, prompt_text, to_system, verdict
 from tests.unit.retail_support import MIA, balance, load_shop, order
 from tests.unit.test_lookup_confirm import YES, Approvals
 
@@ -327,10 +327,14 @@ def test_the_answer_to_a_question_completes_the_call_asked_about(shop):
     assert done.args == {"order_id": "#T0000002", "reason": "ordered by mistake"}
 
 
-def kettle_to_glass(llm: ScriptedLLM, order_id: str, item: str, method: str, verified: bool = True) -> None:
+def kettle_to_glass(llm: ScriptedLLM, order_id: str, item: str, method: str, verified: bool = True,
+                    answer: bool = False) -> None:
     """Script the model reading ``order_id`` and proposing its kettle line ``item`` changed to the glass one (and,
-    ``verified``, the verifier passing it)."""
-    to_system(llm)
+    ``verified``, the verifier passing it; ``answer``: the message answers the agent's question)."""
+    if answer:
+        answering(llm)
+    else:
+        to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id=order_id))
     llm.enqueue("executor", call("modify_pending_order_items", order_id=order_id, item_ids=[item],
                                  new_item_ids=["k-glass-1l"], payment_method_id=method))
@@ -347,10 +351,11 @@ def test_a_line_two_orders_hold_is_asked_about_and_the_answer_completes_the_chan
                          turn_key="w:1", conversation_id="w")
     assert asked.outcome == "refused_missing_args" and "Which one do you mean?" in asked.reply
     # the other order was read first, so that each is described
-    assert "the Kettle of #T0000001 (material: steel, capacity: 1L) or the Kettle of #T0000006 (material: enamel, capacity: 1L)" in asked.reply
+    assert ("the Kettle of #T0000001 (material: steel, capacity: 1L) or the Kettle of #T0000006 (material: enamel, "
+            "capacity: 1L)") in asked.reply
     assert asked.args["order_id"] is None and asked.args["new_item_ids"] == ["k-glass-1l"]
     assert loader.export(engine) == before
-    kettle_to_glass(llm, "#T0000006", "k-red-1l", "gift_card_mia")
+    kettle_to_glass(llm, "#T0000006", "k-red-1l", "gift_card_mia", answer=True)
     history = [asked.to_record("Change my kettle to the glass one, pay any difference with my gift card")]
     done = agent.handle(MIA, "The red one, in #T0000006", history=history, turn_key="w:2", conversation_id="w")
     assert done.outcome == "pending_confirmation" and done.args["order_id"] == "#T0000006"
@@ -358,6 +363,25 @@ def test_a_line_two_orders_hold_is_asked_about_and_the_answer_completes_the_chan
     # the answer completes the request it answers, which stays the turn's request (the model and the checks see both)
     assert done.trace["request"] == "Change my kettle to the glass one, pay any difference with my gift card The red " \
         "one, in #T0000006" and "Change my kettle to the glass one" in prompt_text(llm, "executor", 2)
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
+@pytest.mark.parametrize("reason", [None, "no longer needed"])
+def test_a_cancel_of_a_delivered_order_asks_for_no_reason_and_is_redone_told_why(shop, reason):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000003", reason=reason))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003",
+                                 item_ids=["k-glass-1l", "s-silk-red"], payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Please cancel or return everything in #T0000003, I don't need any of it",
+                          turn_key="d:1", conversation_id="d")
+    assert "#T0000003 is delivered; this can only be done while it is pending" in prompt_text(llm, "executor", 2)
+    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the refused cancel cost no verifier call
     assert loader.export(engine) == before and llm.pending() == {}
 
 

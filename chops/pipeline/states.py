@@ -1,0 +1,68 @@
+"""The states a write takes: a record's state, as the look-ups show it, decides which operation a change is
+(``counterpart``: a pending order's item change, for a delivered order, is its exchange), whether the write can be
+done at all (``out_of_state``), and which records a look-up for a kind of write reads (``in_asked_states``); all from
+the operation's ``CHOICES_WHERE`` declaration."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from chops.domain.operations import Operation, named as named_kind
+from chops.domain.outcomes import Outcome, OperationResult
+from chops.pipeline.walk import record_fields
+
+
+def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
+    """The operation to run instead of ``op`` for ``args``, when the record an argument names is in a state ``op``
+    does not take (``CHOICES_WHERE``) and ``op`` names the operation for that state (``Operation.counterparts``):
+    an item change proposed for a delivered order is that order's exchange. None: ``op`` itself."""
+    for _, state, allowed in _states(op, args, sources):
+        instead = dict(op.counterparts).get(state) if state not in allowed else None
+        if instead is not None:
+            return instead
+    return None
+
+
+def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> OperationResult | None:
+    """The platform's refusal, said before it is asked, where a record an argument names is, as the look-ups show it,
+    in a state ``op`` does not take (checked after ``counterpart`` has switched what it could). Told "cancel or return
+    everything", the 1.5B proposed each delivered order's cancel, whose reason the customer was then asked for, turn
+    after turn (train task 13). Else None."""
+    for value, state, allowed in _states(op, args, sources):
+        if state is not None and state not in allowed:
+            return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION,
+                                   message=f"{value} is {state}; this can only be done while it is "
+                                           f"{' or '.join(allowed)}")
+    return None
+
+
+def _states(op: Operation, args: dict[str, Any],
+            sources: Iterable[Any]) -> Iterator[tuple[Any, str | None, tuple[str, ...]]]:
+    """(the value, the state the look-ups show, the states ``op`` takes) of each record an argument names
+    (``CHOICES_WHERE``)."""
+    states = op.choice_states()
+    fields = record_fields(list(sources), {key for where in states.values() for key in where})
+    for arg, where in states.items():
+        for key, allowed in where.items():
+            yield args.get(arg), fields[key].get(str(args.get(arg))), allowed
+
+
+def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iterable[Operation],
+                    sources: list[Any], message: str) -> list[str]:
+    """A look-up's ``values`` narrowed to the records in a state that a write of a kind the ``message`` names takes
+    (``CHOICES_WHERE`` of an argument with the same ``CHOICES_FROM``), where some are: "return the watch I received"
+    reads the delivered order holding a watch, not the pending one (train task 16). Not for a swap's kind, whose
+    counterpart takes the other state ("exchange" is said of a pending order's item change too)."""
+    paths = set(op.choice_keys().get(arg, ()))
+    allowed: dict[str, set[str]] = {}
+    for write in operations:
+        if write.writes and not write.choice_pairs() and named_kind(write.kind, message):
+            for key_arg, where in write.choice_states().items():
+                if set(write.choice_keys().get(key_arg, ())) == paths:
+                    for key, states in where.items():
+                        allowed.setdefault(key, set()).update(states)
+    if not allowed:
+        return values
+    fields = record_fields(sources, set(allowed))
+    return [v for v in values if all(fields[k].get(str(v)) in states for k, states in allowed.items())] or values
