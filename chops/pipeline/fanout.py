@@ -14,6 +14,10 @@ its "_id") or by a name two or more of those records hold ("both t-shirts", "it'
 "Return all the items from my last order" quantifies items: nothing is added; nor where the customer typed a
 record's id.
 
+Without a quantifier, a write of lines gains the same write for each other record (in a state it takes) that alone
+holds a product the request asks this change of and the write's own record lacks (``elsewhere``): "return the
+skateboard, the garden hose and the pet bed", each in another delivered order.
+
 A record's arguments are the write's own, with its lines taken anew from that record (each list argument whose
 values the first record holds): a swap's old lines from the new items' products (``choices.paired``), another
 list the lines the request names, or, where the first call took every line of its record, every line of this one.
@@ -33,6 +37,7 @@ from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
 from chops.pipeline.choices import lines_of, paired, record_arg, typed_ids
 from chops.pipeline.context import Step, TurnContext, asked_for_value
+from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import Reader
 from chops.pipeline.several import COUNTS, EVERY_ZH, QUANTIFIERS, pattern
 from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, values_in
@@ -83,6 +88,31 @@ def others(op: Operation, args: dict[str, Any], sources: list[Any], text: str, t
     return [v for v in (mentioned(ok, held, text) or ok) if v not in taken and v != args[arg]]
 
 
+def elsewhere(op: Operation, args: dict[str, Any], sources: list[Any], text: str, typed: list[str], taken: set[str],
+              kinds: list[str]) -> list[str]:
+    """The other records (in a state ``op`` takes, not ``taken``) each of which alone holds a product the request
+    ``text`` asks this change of (``each.asked_to_change``; ``kinds``: the other kinds of change) that the write's own
+    record does not hold: "return the skateboard, the garden hose and the pet bed", three delivered orders, and the
+    1.5B returned the one order's hose (train task 28). [] where the customer typed a record's id."""
+    arg = record_arg(op)
+    if arg is None or args.get(arg) is None:
+        return []
+    values = values_in(sources, op.choice_keys().get(arg, ()))
+    if any(v in typed for v in values):
+        return []
+    states = op.choice_states()[arg]
+    fields = record_fields(sources, {*states, *op.choice_names().values()})
+    ok = [v for v in values if all(fields[key].get(v) in allowed for key, allowed in states.items())]
+    held = {v: {str(n) for n in names_of(fields.get(op.choice_names().get(arg, ""), {}).get(v))} for v in ok}
+    own = {str(n) for n in names_of(fields.get(op.choice_names().get(arg, ""), {}).get(str(args[arg])))}
+    out: list[str] = []
+    for name in sorted({n for names in held.values() for n in names} - own):
+        holders = [v for v in ok if name in held[v] and v != args[arg]]
+        if len(holders) == 1 and holders[0] not in taken and asked_to_change(text, name, kinds):
+            out.append(holders[0])
+    return list(dict.fromkeys(out))
+
+
 def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], text: str, typed: list[str],
            taken: set[str], room: int, read: Reader, dry_run: Callable[[str, dict[str, Any]], Any]) -> list[Step]:
     """The same write as ``s`` for the other records the request covers, at most ``room``; each with its own dry run
@@ -93,7 +123,10 @@ def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], tex
     first = lines_of(op, s.args[arg], sources) if arg is not None and s.args.get(arg) is not None else {}
     needed = [k for k, v in s.args.items() if isinstance(v, list) and k in first]
     out: list[Step] = []
-    for record in others(op, s.args, sources, text, typed, taken)[:max(room, 0)]:
+    kinds = [o.kind for o in operations.values() if o.writes and o.kind != op.kind]
+    records = others(op, s.args, sources, text, typed, taken) or (
+        elsewhere(op, s.args, sources, text, typed, taken, kinds) if needed else [])
+    for record in records[:max(room, 0)]:
         if any(k not in lines_of(op, record, sources) for k in needed):  # its lines are not known yet
             read.record(op, arg, record)
         args = _for_record(op, s.args, record, sources, text, first)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from chops.pipeline.fanout import quantified
+from apis.retail.registry import OPERATIONS
+from chops.pipeline.fanout import elsewhere, quantified
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_lookup_confirm import YES
@@ -91,3 +92,29 @@ def test_a_request_about_one_record_stays_one_write(shop, text):  # noqa: F811
     llm.enqueue("verifier", verdict(9))
     asked = agent.handle(MIA, text, turn_key="o:1", conversation_id="o")
     assert [s["args"]["order_id"] for s in asked.steps] == ["#T0000002"]
+
+
+def _delivered(order_id: str, *names: str, status: str = "delivered") -> dict:
+    return {"order_id": order_id, "status": status, "names": list(names)}
+
+
+RETURN = OPERATIONS["return_delivered_order_items"]
+HELD = {"user_id": "mia", "orders": ["#T0000021", "#T0000022", "#T0000023", "#T0000024", "#T0000025"], "statuses": [
+    _delivered("#T0000021", "Skillet", "Desk Lamp"), _delivered("#T0000022", "Kite"),
+    _delivered("#T0000023", "Tent", "Yoga Mat"), _delivered("#T0000024", "Tent", status="pending"),
+    _delivered("#T0000025", "Hammock", "Desk Lamp")]}
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the kite and the tent each lie in one other delivered order (the pending one's tent is no return's)
+    ("Please return the desk lamp, the kite and the tent, but keep the yoga mat", ["#T0000022", "#T0000023"]),
+    ("I'd like to send back my skillet and desk lamp plus the hammock", ["#T0000025"]),
+    ("Return the desk lamp; also cancel the tent", []),  # the tent's is another kind of change
+    ("Return the desk lamp from #T0000021 and the kite", []),  # an id typed: the records are the customer's
+    ("Return the desk lamp and the skillet", []),  # both in the write's own order
+])
+def test_products_named_that_one_other_record_holds_add_the_write_for_it(text, expected):
+    args = {"order_id": "#T0000021", "item_ids": ["lamp-1"], "payment_method_id": "paypal_mia"}
+    kinds = [o.kind for o in OPERATIONS.values() if o.writes and o.kind != RETURN.kind]
+    typed = ["#T0000021"] if "#T0000021" in text else []
+    assert elsewhere(RETURN, args, [HELD], text, typed, set(), kinds) == expected
