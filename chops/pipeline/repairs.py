@@ -25,7 +25,7 @@ from chops.pipeline.states import counterpart
 from chops.pipeline.completion import completed, repeated, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
-from chops.pipeline.together import all_of_them, with_dropped
+from chops.pipeline.together import all_but, all_of_them, with_dropped
 from chops.pipeline.which import meant as described_line
 
 
@@ -60,6 +60,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if every is not None:  # "both skateboards": every line of the product, not one
         step.setdefault("all_of_them", []).append({"operation": name, "proposed": proposed, "args": every})
         proposed = every
+    but = all_but(operations[name], proposed, seen, ctx.text)
+    if but is not None:  # "everything except the coffee machine": every line of the record but the one named
+        step.setdefault("all_but", []).append({"operation": name, "proposed": proposed, "args": but})
+        proposed = but
     added = with_dropped(operations[name], proposed, ctx.dropped, ctx.text)
     if added is not None:  # "I also want to return the watch": the change the customer was asked about, and this
         step.setdefault("added", []).append({"operation": name, "proposed": proposed, "args": added})

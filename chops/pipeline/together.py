@@ -13,7 +13,8 @@ So too a change described and waiting for the customer's yes, when their answer 
 yet. I also want to return the smart watch from that order"): the waiting change is dropped, and the new request's
 call of the same operation on the same record takes its lines as well (``with_dropped``). The return of the watch
 alone was proposed, and committed on the next yes; the two skateboards were never returned (train task 91). And a
-list of lines takes every line of a product the request asks for all of ("both skateboards": ``all_of_them``).
+list of lines takes every line of a product the request asks for all of ("both skateboards": ``all_of_them``), or
+every line of its record but those named after "except" ("everything I bought except the coffee maker": ``all_but``).
 """
 
 from __future__ import annotations
@@ -153,3 +154,34 @@ _ALL = re.compile(r"\b(?:both|all|every|each)\b((?:\s+[\w-]+){1,3})", re.IGNOREC
 def _all_of(request: str, name: str) -> bool:
     """Whether ``request`` asks for every one of ``name`` ("both skateboards"), not "both: the scarf and the lamp"."""
     return any(mentions(words, name) for words in (m.group(1) for m in _ALL.finditer(request)))
+
+
+# "everything (I just bought) except the …", "all the items but the …": the words after the exception name what stays.
+# Not "everything is fine but the lamp is broken": no verb of being between "everything" and "but".
+_ALL_BUT = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|products|of it|of them))\b"
+                      r"((?:\s+[\w'-]+){0,6}?)\s+"
+                      r"(?:except(?: for)?|but(?: not)?|other than|apart from|besides|save for)\b([^.!?;]*)", re.IGNORECASE)
+_BEING = re.compile(r"\b(?:is|was|are|were|seems?|looks?|works?|went)\b", re.IGNORECASE)
+
+
+def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request: str) -> dict[str, Any] | None:
+    """``args`` with each list of its record's lines holding every line of the record but those of the products named
+    after an exception ("return everything I just bought except the coffee machine"), where the request says so
+    and names one of them; else None. Asked so, the 1.5B returned one item, another machine (train task 73)."""
+    arg = record_arg(op)
+    said = [m.group(2) for m in _ALL_BUT.finditer(request) if not _BEING.search(m.group(1))]
+    if op.choice_pairs() or arg is None or args.get(arg) is None or not said:
+        return None
+    sources = list(sources)
+    lines = lines_of(op, args[arg], sources)
+    names = record_fields(sources, set(op.choice_names().values()))
+    out = dict(args)
+    for key, value in args.items():
+        if not isinstance(value, list) or key not in lines or key not in op.choice_names():
+            continue
+        named_as = names[op.choice_names()[key]]
+        kept = [line for line in lines[key] if any(mentions(rest, str(n)) for rest in said
+                                                   for n in names_of(named_as.get(line)))]
+        if kept and len(kept) < len(lines[key]):
+            out[key] = [line for line in lines[key] if line not in kept]
+    return out if out != args else None

@@ -12,6 +12,7 @@ import json
 from chops.pipeline.choices import arg_options, typed_ids
 from chops.pipeline.kinds import unasked_kind, unasked_refusal, unspoken
 from chops.pipeline.which import unsure
+from chops.pipeline.together import all_but
 from chops.pipeline.whole import partial
 from tests.integration.train_support import train_actions
 
@@ -136,3 +137,18 @@ def test_no_train_cancel_is_refused_as_a_part_of_its_order(shop, retail_dir):
         if partial(shop.operations[action["name"]], action["arguments"], request, sources) is not None:
             refused.add((task_id, which))
     assert checked >= 30 and refused == {("66", "opening")}, refused
+
+
+def test_everything_but_lists_the_reference_lines_where_it_changes_a_train_write(shop, retail_dir):
+    """``together.all_but`` on every reference write of lines, for the opening and the script's default message: where
+    it lists lines at all, it lists the reference's (73's "everything I just bought except the coffee machine")."""
+    checked, changed = 0, set()
+    for task_id, _, action, request, _, sources in with_order_read(shop, retail_dir, LINES):
+        args = action["arguments"]
+        checked += 1
+        one = {**args, "item_ids": args["item_ids"][:1]}  # the model's one item
+        found = all_but(shop.operations[action["name"]], one, sources, request)
+        if found is not None:
+            assert sorted(found["item_ids"]) == sorted(args["item_ids"]), (task_id, request)
+            changed.add(task_id)
+    assert checked >= 150 and "73" in changed, changed

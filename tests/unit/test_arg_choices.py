@@ -529,3 +529,24 @@ def test_a_list_of_an_orders_lines_holds_each_no_more_often_than_the_order():
     assert capped(ret, {**args, "item_ids": ["111", "999"]}, [two]) is None  # no line of 999: the platform says so
     assert capped(ret, {**args, "order_id": "#W1000002"}, [two]) is None  # an order not read: as proposed
     assert capped(OPERATIONS["exchange_delivered_order_items"], {**args, "new_item_ids": ["333"] * 5}, [two]) is None
+
+
+@pytest.mark.parametrize("request_text, returned", [
+    ("I'd like to return everything I just bought except the lamp", ["222", "223"]),
+    ("Please send back all the items but not the scarfs", ["111"]),
+    ("Return everything from that order apart from the scarf, thanks", ["111"]),
+    ("Return everything but I want to keep the lamp", ["222", "223"]),
+    ("Everything was fine but the lamp is broken, return it", None),  # no exception: a story
+    ("Return everything except the teapot", None),  # names none of the order's lines: as proposed
+    ("Return everything except the lamp and the scarfs", None),  # nothing would be left
+])
+def test_everything_but_the_products_named_after_an_exception_is_listed(request_text, returned):
+    from chops.pipeline.together import all_but
+
+    ret = OPERATIONS["return_delivered_order_items"]
+    three = {**ORDER, "items": [{"item_id": "111", "product_id": "p1", "name": "Lamp"},
+                                {"item_id": "222", "product_id": "p2", "name": "Scarf"},
+                                {"item_id": "223", "product_id": "p2", "name": "Scarf"}]}
+    args = {"order_id": "#W1000001", "item_ids": ["222"], "payment_method_id": "gift_card_1"}  # one scarf proposed
+    found = all_but(ret, args, [three], request_text)
+    assert (found and found["item_ids"]) == returned
