@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from chops.domain.operations import Operation, named
@@ -122,20 +122,11 @@ def all_of_them(op: Operation, args: dict[str, Any], sources: Iterable[Any], req
     where the ``request`` asks for all of them ("both skateboards", "all the kettles"), or None when nothing changes;
     a swap's lines are ``paired``. Asked to "return both skateboards and the smart watch", the 1.5B listed one
     skateboard and the watch (train task 91)."""
-    arg = record_arg(op)
-    if op.choice_pairs() or arg is None or args.get(arg) is None:
-        return None
-    sources = list(sources)
-    lines = lines_of(op, args[arg], sources)
-    names = record_fields(sources, set(op.choice_names().values()))
     out = dict(args)
-    for key, value in args.items():
-        if not isinstance(value, list) or key not in lines or key not in op.choice_names():
-            continue
-        named_as = names[op.choice_names()[key]]
+    for key, value, lines, named_as in _line_lists(op, args, sources):
         listed = {str(n) for v in value for n in names_of(named_as.get(str(v)))}
-        wanted = [line for line in lines[key] if any(str(n) in listed and _all_of(request, str(n))
-                                                     for n in names_of(named_as.get(line)))]
+        wanted = [line for line in lines if any(str(n) in listed and _all_of(request, str(n))
+                                                for n in names_of(named_as.get(line)))]
         room, more = Counter(map(str, value)), []
         for line in wanted:
             if room[line]:
@@ -168,20 +159,26 @@ def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request
     """``args`` with each list of its record's lines holding every line of the record but those of the products named
     after an exception ("return everything I just bought except the coffee machine"), where the request says so
     and names one of them; else None. Asked so, the 1.5B returned one item, another machine (train task 73)."""
-    arg = record_arg(op)
     said = [m.group(2) for m in _ALL_BUT.finditer(request) if not _BEING.search(m.group(1))]
-    if op.choice_pairs() or arg is None or args.get(arg) is None or not said:
-        return None
+    out = dict(args)
+    for key, _, lines, named_as in _line_lists(op, args, sources) if said else ():
+        kept = [line for line in lines if any(mentions(rest, str(n)) for rest in said
+                                              for n in names_of(named_as.get(line)))]
+        if kept and len(kept) < len(lines):
+            out[key] = [line for line in lines if line not in kept]
+    return out if out != args else None
+
+
+def _line_lists(op: Operation, args: dict[str, Any],
+                sources: Iterable[Any]) -> Iterator[tuple[str, list[Any], list[str], dict[str, Any]]]:
+    """(argument, its value, every line of the record it lists, each line's name) for each list of a record's lines in
+    ``args`` (a return's item ids; none for a swap, whose lines are ``paired``)."""
+    arg = record_arg(op)
+    if op.choice_pairs() or arg is None or args.get(arg) is None:
+        return
     sources = list(sources)
     lines = lines_of(op, args[arg], sources)
     names = record_fields(sources, set(op.choice_names().values()))
-    out = dict(args)
     for key, value in args.items():
-        if not isinstance(value, list) or key not in lines or key not in op.choice_names():
-            continue
-        named_as = names[op.choice_names()[key]]
-        kept = [line for line in lines[key] if any(mentions(rest, str(n)) for rest in said
-                                                   for n in names_of(named_as.get(line)))]
-        if kept and len(kept) < len(lines[key]):
-            out[key] = [line for line in lines[key] if line not in kept]
-    return out if out != args else None
+        if isinstance(value, list) and key in lines and key in op.choice_names():
+            yield key, value, lines[key], names[op.choice_names()[key]]
