@@ -37,6 +37,8 @@ ORDERS = {CHOICES_FROM: ["orders", "order_id"], CHOICES_MENTIONED: "names"}
 # state's swap (``Operation.counterparts``, ``chops.pipeline.choices.counterpart``); "all my pending orders" is each
 # order in it (``chops.pipeline.fanout``).
 PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending"]}}
+# An address or a payment change takes an order whose items were changed too (the platform's "pending" in its status).
+STILL_PENDING = {**ORDERS, CHOICES_WHERE: {"status": ["pending", "pending (item modified)"]}}
 DELIVERED = {**ORDERS, CHOICES_WHERE: {"status": ["delivered"]}}
 # The lines of a looked-up order and a looked-up product's variants (keyed by item id); the ones of the products
 # the message names when it names some: the 1.5B paired the headphones with a keyboard's variant.
@@ -162,14 +164,15 @@ class OrderAddressArgs(AddressArgs):
 
     order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
                               description="the id of the pending order to ship elsewhere, e.g. '#W0000000'",
-                              json_schema_extra=PENDING)
+                              json_schema_extra=STILL_PENDING)
 
 
 class PaymentArgs(Args):
     """Arguments of modify_pending_order_payment."""
 
     order_id: OrderId = Field(title=N_("which order (its id, such as #W0000000)"),
-                              description="the id of the pending order, e.g. '#W0000000'", json_schema_extra=PENDING)
+                              description="the id of the pending order, e.g. '#W0000000'",
+                              json_schema_extra=STILL_PENDING)
     payment_method_id: Id = Field(title=N_("which payment method should pay the order instead"),
                                   description="which payment method pays the order instead (one of the customer's, "
                                               "e.g. 'gift_card_0000000' or 'credit_card_0000000')",

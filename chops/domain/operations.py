@@ -11,7 +11,8 @@ from typing import Annotated, Any, Callable, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-MAX_PLAN_STEPS = 3  # a message asks for a few changes at most; the executor's schema has the same bound
+MAX_PLAN_STEPS = 5  # one plan's steps: the few changes a message asks for, some for several records ("all my orders")
+MAX_PROPOSED_STEPS = 3  # what the executor's schema lets a model propose; the fan-out adds the other records
 
 # An argument field's ``json_schema_extra`` key: the look-up result keys its value is one of (an item id is
 # one the order or the product listed). Once a look-up (or the profile) has returned such values, the

@@ -6,7 +6,9 @@ stopped; told it was done, the customer asked again and the model proposed the s
 task 4; 11 and 22 alike). So where the request quantifies over the records a write's record argument takes (the
 argument whose record must be in some state, ``CHOICES_WHERE``: an order) and the plan changes only some of them,
 the same write is added for each other record in a state the operation takes that the request is about (the
-records holding what it names, else all of them), up to the plan's bound (``MAX_PLAN_STEPS``).
+records holding what it names, else all of them), up to the plan's bound (``MAX_PLAN_STEPS``). A write of no record
+(the customer's default address) gains the same change, by the operation that takes its arguments and a record,
+for each record the request quantifies over ("… all my pending orders, and my default address too": ``siblings``).
 
 "Quantifies over the records" is a word of "all", "every", "each", "both", "two" or "three" (所有, 全部, 每, 两)
 followed within a few words by the record's noun in the plural ("all my orders": the record argument's name without
@@ -73,6 +75,14 @@ def others(op: Operation, args: dict[str, Any], sources: list[Any], text: str, t
     arg = record_arg(op)
     if arg is None or args.get(arg) is None:
         return []
+    return [v for v in quantified_records(op, sources, text, typed) if v not in taken and v != args[arg]]
+
+
+def quantified_records(op: Operation, sources: list[Any], text: str, typed: list[str]) -> list[str]:
+    """The records of ``op``'s record argument in a state it takes that the request ``text`` quantifies over ("all my
+    pending orders"; those holding what it names, where it names some); [] where it does not, or a record's id is
+    typed."""
+    arg = record_arg(op)
     values = values_in(sources, op.choice_keys().get(arg, ()))
     if any(v in typed for v in values):
         return []
@@ -85,7 +95,7 @@ def others(op: Operation, args: dict[str, Any], sources: list[Any], text: str, t
     names = [n for n, c in counts.items() if c >= 2 and mentions(text, n)]
     if not quantified(text, arg.removesuffix("_id").lower(), names):
         return []
-    return [v for v in (mentioned(ok, held, text) or ok) if v not in taken and v != args[arg]]
+    return mentioned(ok, held, text) or ok
 
 
 def elsewhere(op: Operation, args: dict[str, Any], sources: list[Any], text: str, typed: list[str], taken: set[str],
@@ -111,6 +121,33 @@ def elsewhere(op: Operation, args: dict[str, Any], sources: list[Any], text: str
         if len(holders) == 1 and holders[0] not in taken and asked_to_change(text, name, kinds):
             out.append(holders[0])
     return list(dict.fromkeys(out))
+
+
+def siblings(operations: Mapping[str, Operation], s: Step, sources: list[Any], text: str, typed: list[str],
+             planned: list[Step], room: int, dry_run: Callable[[str, dict[str, Any]], Any]) -> list[Step]:
+    """For a write of no record (the customer's default address), the same change of each record the request quantifies
+    over, by the operation that takes the same arguments and that record (an order's address) and is not ``planned``
+    for it yet, at most ``room``; each with its own dry run succeeded and changing something. Asked for "the address of
+    all my pending orders … and my default address too", the 1.5B changed the default address alone (train tasks 22,
+    87)."""
+    op = operations[s.operation]
+    if record_arg(op) is not None:
+        return []
+    out: list[Step] = []
+    for other in operations.values():
+        arg = record_arg(other)
+        if not other.writes or arg is None or set(other.arg_names()) != {*op.arg_names(), arg}:
+            continue
+        taken = {str(t.args.get(arg)) for t in planned if t.operation == other.name}
+        for record in [v for v in quantified_records(other, sources, text, typed) if v not in taken]:
+            if len(out) >= room:
+                break
+            args = {**s.args, arg: record}
+            result = dry_run(other.name, args)
+            if result.outcome.succeeded and result.diff:
+                out.append(Step(operation=other.name, proposed_args=args, args=args, writes=True,
+                                description=other.description))
+    return out
 
 
 def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], text: str, typed: list[str],
@@ -172,9 +209,10 @@ def covered(ctx: TurnContext) -> str:
 
 def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContext, steps: list[Step],
             read: Reader, record: dict[str, Any]) -> list[Step]:
-    """``steps`` (a plan, repaired) with the same writes added for the other records the request covers (``fanned``),
-    the plan staying within ``MAX_PLAN_STEPS``; ``read`` looks up a record whose lines are not known (into the turn's
-    look-ups and the data read, ``read.sources``); ``record``: the executor step's trace record."""
+    """``steps`` (a plan, repaired) with the same writes added for the other records the request covers (``fanned``,
+    and a write of no record's for its records: ``siblings``), the plan staying within ``MAX_PLAN_STEPS``; ``read``
+    looks up a record whose lines are not known (into the turn's look-ups and the data read, ``read.sources``);
+    ``record``: the executor step's trace record."""
 
     def dry_run(name: str, args: dict[str, Any]) -> Any:
         return api.call_plan(ctx.nickname, [(name, args)], dry_run=True)
@@ -186,6 +224,8 @@ def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContex
         taken = {str(t.args.get(arg)) for t in steps + added if t.operation == s.operation}
         room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)
         added += fanned(operations, s, read.sources, text, typed, taken, room, read, dry_run)
+        room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)
+        added += siblings(operations, s, read.sources, text, typed, [*steps, *added], room, dry_run)
     read.note(record)
     if added:
         record["fanned"] = [{"operation": s.operation, "args": s.args} for s in added]

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
-from chops.domain.operations import MAX_PLAN_STEPS, Operation
+from chops.domain.operations import MAX_PROPOSED_STEPS, Operation
 from chops.pipeline.choices import Options
 from chops.pipeline.each import EachOf
 
@@ -208,11 +208,11 @@ def proposal_schema(operations: tuple[Operation, ...], with_answer: bool = False
 
 @lru_cache(maxsize=64)  # one per short list and per set of looked-up ids (~10 ms each to build)
 def plan_schema(operations: tuple[Operation, ...], with_answer: bool = False, options: Options = ()) -> type[BaseModel]:
-    """``{"calls": [<call>, ...]}``: the system executor's ordered plan of 1 to ``MAX_PLAN_STEPS``
+    """``{"calls": [<call>, ...]}``: the system executor's ordered plan of 1 to ``MAX_PROPOSED_STEPS``
     operation calls. One call costs two tokens more than ``proposal_schema`` (the brackets); the
     grammar enforces the bounds (``minItems``/``maxItems``). ``with_answer`` (a pack with look-ups) adds
     the ``AnswerDirectly`` branch: after reading look-ups the executor may answer instead of calling.
     ``options``: the id arguments limited to the values seen so far (``chops.pipeline.choices``)."""
     calls = Annotated[list[_union(operations, with_answer, options)],  # type: ignore[misc]
-                      Field(min_length=1, max_length=MAX_PLAN_STEPS)]
+                      Field(min_length=1, max_length=MAX_PROPOSED_STEPS)]
     return create_model("OperationPlan", calls=(calls, ...))

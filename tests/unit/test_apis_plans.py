@@ -106,8 +106,8 @@ def test_a_single_call_is_a_one_step_plan_with_the_same_audit_row(api, state):
 
 
 @pytest.mark.parametrize("steps,problem", [
-    ([], "1 to 3 steps"),
-    ([LIMIT, SUBJECT, LIMIT, SUBJECT], "1 to 3 steps"),
+    ([], "1 to 5 steps"),
+    ([LIMIT, SUBJECT, LIMIT, SUBJECT, LIMIT, SUBJECT], "1 to 5 steps"),
     ([("GetTeacherInfoByName", {"TeacherName": "Leo"})], "only reads"),
     ([("DropEverything", {})], "Unknown operation"),
 ])

@@ -118,3 +118,38 @@ def test_products_named_that_one_other_record_holds_add_the_write_for_it(text, e
     kinds = [o.kind for o in OPERATIONS.values() if o.writes and o.kind != RETURN.kind]
     typed = ["#T0000021"] if "#T0000021" in text else []
     assert elsewhere(RETURN, args, [HELD], text, typed, set(), kinds) == expected
+
+
+def oak_road(llm) -> None:
+    """Script the model proposing Mia's default address change to 12 Oak Road, and the verifier passing it."""
+    to_system(llm)
+    llm.enqueue("executor", call("modify_user_address", address1="12 Oak Road", address2="", city="Testville",
+                                 state="ZZ", country="USA", zip="11111"))
+    llm.enqueue("verifier", verdict(9))
+
+
+def test_a_default_address_change_for_all_pending_orders_too_changes_each_orders_address(shop):  # noqa: F811
+    agent, engine, llm = shop
+    oak_road(llm)
+    asked = agent.handle(MIA, "Please change my default address to 12 Oak Road, Testville, ZZ 11111, and the address "
+                         "of all my pending orders as well", turn_key="s:1", conversation_id="s")
+    assert asked.outcome == "pending_confirmation" and not asked.committed
+    assert [(s["operation"], s["args"].get("order_id")) for s in asked.steps] == [
+        ("modify_user_address", None), ("modify_pending_order_address", "#T0000001"),
+        ("modify_pending_order_address", "#T0000002"), ("modify_pending_order_address", "#T0000006"),
+        ("modify_pending_order_address", "#T0000007")]  # every order an address change takes, beyond the model's 3
+    assert asked.steps[1]["args"]["address1"] == "12 Oak Road" and order(engine, "#T0000001")["address"][
+        "address1"] == "1 Test Way"
+    llm.enqueue("classifier", YES)
+    assert agent.handle(MIA, "yes", turn_key="s:2", conversation_id="s").committed
+    assert all(order(engine, o)["address"]["address1"] == "12 Oak Road"
+               for o in ("#T0000001", "#T0000002", "#T0000006", "#T0000007"))
+    assert order(engine, "#T0000003")["address"]["address1"] == "1 Test Way"  # delivered: not an address change's
+
+
+def test_a_default_address_change_alone_stays_one_write(shop):  # noqa: F811
+    agent, _, llm = shop
+    oak_road(llm)
+    asked = agent.handle(MIA, "Please change my default address to 12 Oak Road, Testville, ZZ 11111",
+                         turn_key="t:1", conversation_id="t")
+    assert [s["operation"] for s in asked.steps] == ["modify_user_address"]
