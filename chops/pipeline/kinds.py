@@ -23,7 +23,9 @@ and one at $226.11: ``chops.pipeline.prices``).
 And any write of products the customer's messages never name where they name others of their orders (``unspoken``):
 after a keyboard's return, the return of a kettle nobody spoke of.
 The other way round, a write that is no swap where the request asks for a swap and names nothing of that write
-(``unasked_kind``): asked which laptop to exchange, the 1.5B proposed the chosen laptop's return.
+(``unasked_kind``): asked which laptop to exchange, the 1.5B proposed the chosen laptop's return. And such a write
+for a question that names no change at all (``unasked_write``): "what's the price of the speaker I bought?" became the
+order's address change.
 
 A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
 names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
@@ -77,6 +79,25 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -
     if any(named(w, request) for w in set(op.words) - shared):
         return None
     return next((o.kind for o in swaps if named(o.kind, request)), None)
+
+
+# A question that asks about something ("what's the price …?", "is it …?"), not a request put as one ("can you …?").
+_ASKING_ABOUT = re.compile(r"^\s*(?:what|which|how much|how many|how long|where|when|why|who|is|are|does|did)\b"
+                           r"|什么|多少|哪", re.IGNORECASE)
+# Words of a change that is no swap, in any shop's English, beside the kinds of its operations ("return", "cancel").
+_UNDO_WORDS = ("refund", "money back", "send back", "send it back", "get rid", "don't want", "don't need",
+               "no longer need", "退", "取消")
+
+
+def unasked_write(op: Operation, request: str, operations: Iterable[Operation]) -> bool:
+    """Whether the write ``op`` that is no swap answers a ``request`` that only asks about something ("what's the price
+    of the speaker I bought, and its battery life?") and names no change: no kind of a write, no word of a change
+    (``_CHANGE_WORDS``, ``_UNDO_WORDS``), none of ``op``'s own words (``Operation.asked_by``: "address", "ship"). Asked
+    so, the 1.5B proposed the order's address change (train task 63)."""
+    if op.choice_pairs() or not _ASKING_ABOUT.search(request):
+        return False
+    words = [*(o.kind for o in operations if o.writes), *_CHANGE_WORDS, *_UNDO_WORDS, *op.asked_by]
+    return not any(named(w, request) for w in words)
 
 
 def _question(request: str) -> bool:
@@ -220,6 +241,8 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
         return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION, data={
             "asked": parts[0], **({"fallback": fallback(op, args, said, sources)} if said else {FINAL: True})},
             message=why + (f"; for that case you said: \"{said}\"" if said else "."))
+    if unasked_write(op, request, operations):  # not offered to the redo: it may answer the question instead
+        return _refused(op, ASKED, f"you asked to {ASKED}, not for a change", other_kind=True)
     swap = unasked_kind(op, request, operations)
     if swap is not None:  # the write itself is what was not asked for: the redo is not offered it again
         return _refused(op, swap, f"you asked to {swap}, not to {op.kind}", other_kind=True)

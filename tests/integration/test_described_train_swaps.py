@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from chops.pipeline.choices import arg_options, typed_ids
-from chops.pipeline.kinds import unasked_kind, unasked_refusal, unspoken
+from chops.pipeline.kinds import unasked_kind, unasked_refusal, unasked_write, unspoken
 from chops.pipeline.which import unsure
 from chops.pipeline.together import all_but
 from chops.pipeline.whole import partial
@@ -101,12 +101,15 @@ def test_no_train_write_is_refused_as_of_products_nobody_named(shop, retail_dir)
 
 
 def test_no_train_write_is_refused_as_another_kind_than_asked(shop, retail_dir):
-    """``kinds.unasked_kind`` on every reference write, for the opening and the script's default message: a write that
-    is no swap, refused here, was asked for in words a swap's kind shadows."""
+    """``kinds.unasked_kind`` and ``unasked_write`` on every reference write, for the opening and the script's default
+    message: a write that is no swap, refused here, was asked for in words a swap's kind shadows, or in a question
+    that names no change."""
     checked, refused = 0, set()
     for task_id, which, action, request, _, _ in with_order_read(shop, retail_dir, WRITES):
         checked += 1
-        if unasked_kind(shop.operations[action["name"]], request, shop.operations.values()) is not None:
+        op = shop.operations[action["name"]]
+        if unasked_kind(op, request, shop.operations.values()) is not None \
+                or unasked_write(op, request, shop.operations.values()):
             refused.add((task_id, which))
     assert checked >= 150 and not refused, refused
 

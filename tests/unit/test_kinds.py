@@ -8,7 +8,7 @@ import pytest
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
 from chops.pipeline.fallbacks import fallback, otherwise
-from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap, unspoken
+from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap, unasked_write, unspoken
 from chops.pipeline.prices import against_price, over_budget
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
@@ -107,6 +107,20 @@ RET = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id":
 ])
 def test_a_write_that_is_no_swap_where_only_a_swap_is_asked_for_is_refused(request_text, op, asked):
     assert unasked_kind(op, request_text, OPERATIONS.values()) == asked
+
+
+@pytest.mark.parametrize("request_text, op, refused", [
+    ("What's the price of the kettle I bought, and how much water does it hold?", "modify_pending_order_address", True),
+    ("Is my order with the chair still pending?", "cancel_pending_order", True),
+    ("How much did I pay for the scarf?", "return_delivered_order_items", True),
+    ("What's the status of #T0000002? I'd like to cancel it", "cancel_pending_order", False),
+    ("Can you send the chair to my new flat?", "modify_pending_order_address", False),  # a request put as a question
+    ("What's the kettle's price? I want my money back for it", "return_delivered_order_items", False),
+    ("Where is my order? Please ship it to 12 Oak Road instead", "modify_pending_order_address", False),
+    ("What is the cheapest kettle you have?", "exchange_delivered_order_items", False),  # a swap: ``unasked_swap``
+])
+def test_a_write_for_a_question_that_names_no_change_is_refused(request_text, op, refused):
+    assert unasked_write(OPERATIONS[op], request_text, OPERATIONS.values()) is refused
 
 
 def test_a_return_proposed_for_an_exchange_is_refused_and_not_offered_again():
