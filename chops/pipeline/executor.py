@@ -262,8 +262,9 @@ class Executor:
             for s in steps:
                 s.result = refusal(s.operation, ctx.nickname, others)
         elif unasked is not None:
-            for s in steps:
-                s.result = unasked.model_copy(update={"operation": s.operation})
+            for s in steps:  # a write of a record in a state it does not take says its own record
+                s.result = (s.writes and out_of_state(self.operations[s.operation], s.args, seen)) \
+                    or unasked.model_copy(update={"operation": s.operation})
         elif which is not None:  # the question alone: the answer completes this call (``repairs._kept``)
             s, asked = which
             s.args, s.result, steps = {**s.args, **dict.fromkeys(asked.unset)}, asked.result(s.operation), [s]

@@ -15,7 +15,7 @@ from chops.llm import ScriptedLLM
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
 from chops.settings import get_settings
-from tests.unit.pipeline_support import FakeIndex, answering, call, prompt_text, to_system, verdict
+from tests.unit.pipeline_support import FakeIndex, answering, call, plan, prompt_text, to_system, verdict
 from tests.unit.retail_support import MIA, balance, load_shop, order
 from tests.unit.test_lookup_confirm import YES, Approvals
 
@@ -382,6 +382,20 @@ def test_a_cancel_of_a_delivered_order_asks_for_no_reason_and_is_redone_told_why
     assert "#T0000003 is delivered; this can only be done while it is pending" in prompt_text(llm, "executor", 2)
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the refused cancel cost no verifier call
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_each_write_of_a_record_in_a_state_it_does_not_take_says_its_own_record(shop):
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", plan(*(("cancel_pending_order", {"order_id": o, "reason": None})
+                                   for o in ("#T0000003", "#T0000004"))))
+    llm.enqueue("verifier", verdict(9))
+    before = loader.export(engine)
+    result = agent.handle(MIA, "Please cancel #T0000003 and #T0000004", turn_key="e:1", conversation_id="e")
+    # no look-ups to read again: told as the platform's refusal would be, and no reason asked for
+    assert "#T0000003 is delivered; this can only be done while it is pending" in result.reply
+    assert "#T0000004 is processed; this can only be done while it is pending" in result.reply
     assert loader.export(engine) == before and llm.pending() == {}
 
 
