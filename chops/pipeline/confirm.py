@@ -138,8 +138,8 @@ class Confirmation:
         ctx.trace.step("commit", operation=change.steps[0][0], outcome=str(real.outcome), committed=real.committed,
                        replayed=real.replayed, idempotency_key=change.idempotency_key, confirmed=True,
                        diff=[c.model_dump() for c in real.diff], money=commit_money(real.steps or [real]),
-                       steps=[{"operation": r.operation, "outcome": str(r.outcome), "message": r.message}
-                              for r in real.steps or [real]])
+                       steps=[{"operation": r.operation, "args": args, "outcome": str(r.outcome), "message": r.message}
+                              for (_, args), r in zip(change.steps, real.steps or [real])])
         ctx.trace.emit("commit", {"operation": change.steps[0][0], "operations": [n for n, _ in change.steps],
                                   "committed": real.committed, "queued": False, "outcome": str(real.outcome)})
         self.store.close(change.id, "committed" if real.committed else "refused")

@@ -54,8 +54,9 @@ from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, 
 from chops.pipeline.states import out_of_state
 from chops.pipeline.targets import others_named, refusal
 from chops.pipeline.together import taken_along
-from chops.pipeline.which import ask
 from chops.pipeline.tools import ToolRanker
+from chops.pipeline.undo import undoing
+from chops.pipeline.which import ask
 
 
 class Executor:
@@ -138,6 +139,10 @@ class Executor:
     def propose_operation(self, ctx: TurnContext) -> Candidate:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
+        back = undoing(ctx, self.operations)
+        if back is not None:  # "change it back": the values its commit replaced, not the model's memory of them
+            (name, args), read = back
+            return self.run_plan(ctx, [(name, args)], ctx.trace.step("undo", operation=name, args=args), read)
         choices, listed = self._offer(ctx)
         typed = typed_ids(ctx.user_texts)
         # What earlier turns read is shown too (asking for it again is a repeat); the list grows with this

@@ -119,7 +119,8 @@ def carry_out(api: Any, approvals: ApprovalQueue, ctx: TurnContext, cand: Candid
     trace.step("commit", operation=names[0], args=doable[0].args, outcome=str(real.outcome), message=real.message,
                committed=real.committed, replayed=real.replayed, idempotency_key=key,
                diff=[c.model_dump() for c in real.diff], money=commit_money(real.steps),
-               steps=[{"operation": r.operation, "outcome": str(r.outcome), "message": r.message} for r in real.steps])
+               steps=[{"operation": r.operation, "args": s.args, "outcome": str(r.outcome), "message": r.message}
+                      for s, r in zip(doable, real.steps)])
     trace.emit("commit", {"operation": names[0], "operations": names, "committed": real.committed, "queued": False,
                           "outcome": str(real.outcome)})
     if not real.committed:  # refused on re-check: the plan rolled back as a whole
