@@ -94,8 +94,11 @@ def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[st
 
 def mentions(message: str, name: str) -> bool:
     """Whether ``message`` has the head word of ``name``, its last (``stems``: "the lamps" mentions "Desk
-    Lamp"; "smart thermostat" does not mention "Smart Watch"), or, when that is under 4 letters, another word."""
+    Lamp"; "smart thermostat" does not mention "Smart Watch"), or, when that is under 4 letters, another word; or
+    a name of several words whole ("the pet bed": its words are too short to count alone, train task 28)."""
     words = name.split()
+    if len(words) > 1 and re.search(rf"\b{re.escape(name)}(?:e?s)?\b", message, re.IGNORECASE):
+        return True
     said = stems(message)
     return bool((stems(words[-1]) or stems(name)) & said) if words else False
 
