@@ -81,9 +81,10 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -
     return next((o.kind for o in swaps if named(o.kind, request)), None)
 
 
-# A question that asks about something ("what's the price …?", "is it …?"), not a request put as one ("can you …?").
-_ASKING_ABOUT = re.compile(r"^\s*(?:what|which|how much|how many|how long|where|when|why|who|is|are|does|did)\b"
-                           r"|什么|多少|哪", re.IGNORECASE)
+# A question that asks about something ("what's the price …?", "One more thing: is it …?"), not a request put as one
+# ("can you …?").
+_ASKING_ABOUT = re.compile(r"(?:^|[.:;!?]\s)\s*(?:what|which|how much|how many|how long|where|when|why|who|is|are"
+                           r"|does|did)\b|什么|多少|哪", re.IGNORECASE)
 # Words of a change that is no swap, in any shop's English, beside the kinds of its operations ("return", "cancel").
 _UNDO_WORDS = ("refund", "money back", "send back", "send it back", "get rid", "don't want", "don't need",
                "no longer need", "退", "取消")

@@ -113,6 +113,7 @@ def test_a_write_that_is_no_swap_where_only_a_swap_is_asked_for_is_refused(reque
     ("What's the price of the kettle I bought, and how much water does it hold?", "modify_pending_order_address", True),
     ("Is my order with the chair still pending?", "cancel_pending_order", True),
     ("How much did I pay for the scarf?", "return_delivered_order_items", True),
+    ("One more thing: which two scarves did I order, and what are they made of?", "return_delivered_order_items", True),
     ("What's the status of #T0000002? I'd like to cancel it", "cancel_pending_order", False),
     ("Can you send the chair to my new flat?", "modify_pending_order_address", False),  # a request put as a question
     ("What's the kettle's price? I want my money back for it", "return_delivered_order_items", False),
