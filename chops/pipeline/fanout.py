@@ -83,19 +83,29 @@ def quantified_records(op: Operation, sources: list[Any], text: str, typed: list
     pending orders"; those holding what it names, where it names some); [] where it does not, or a record's id is
     typed."""
     arg = record_arg(op)
-    values = values_in(sources, op.choice_keys().get(arg, ()))
-    if any(v in typed for v in values):
+    found = _takeable(op, sources, typed)
+    if found is None:
         return []
-    states = op.choice_states()[arg]
-    fields = record_fields(sources, {*states, *op.choice_names().values()})
-    ok = [v for v in values if all(fields[key].get(v) in allowed for key, allowed in states.items())]
-    held = fields.get(op.choice_names().get(arg, ""), {})
+    ok, held = found
     # The names two or more of them hold that the request names: "both t-shirts" quantifies the orders holding one.
     counts = Counter(str(n) for v in ok for n in set(names_of(held.get(v))))
     names = [n for n, c in counts.items() if c >= 2 and mentions(text, n)]
     if not quantified(text, arg.removesuffix("_id").lower(), names):
         return []
     return mentioned(ok, held, text) or ok
+
+
+def _takeable(op: Operation, sources: list[Any], typed: list[str]) -> tuple[list[str], dict[str, Any]] | None:
+    """(the records of ``op``'s record argument in a state it takes, each record's names as the data lists them), or
+    None where the customer typed one of the records' ids (the records are then theirs to say)."""
+    arg = record_arg(op)
+    values = values_in(sources, op.choice_keys().get(arg, ()))
+    if any(v in typed for v in values):
+        return None
+    states = op.choice_states()[arg]
+    fields = record_fields(sources, {*states, *op.choice_names().values()})
+    ok = [v for v in values if all(fields[key].get(v) in allowed for key, allowed in states.items())]
+    return ok, fields.get(op.choice_names().get(arg, ""), {})
 
 
 def elsewhere(op: Operation, args: dict[str, Any], sources: list[Any], text: str, typed: list[str], taken: set[str],
@@ -105,16 +115,12 @@ def elsewhere(op: Operation, args: dict[str, Any], sources: list[Any], text: str
     record does not hold: "return the skateboard, the garden hose and the pet bed", three delivered orders, and the
     1.5B returned the one order's hose (train task 28). [] where the customer typed a record's id."""
     arg = record_arg(op)
-    if arg is None or args.get(arg) is None:
+    found = _takeable(op, sources, typed) if arg is not None and args.get(arg) is not None else None
+    if found is None:
         return []
-    values = values_in(sources, op.choice_keys().get(arg, ()))
-    if any(v in typed for v in values):
-        return []
-    states = op.choice_states()[arg]
-    fields = record_fields(sources, {*states, *op.choice_names().values()})
-    ok = [v for v in values if all(fields[key].get(v) in allowed for key, allowed in states.items())]
-    held = {v: {str(n) for n in names_of(fields.get(op.choice_names().get(arg, ""), {}).get(v))} for v in ok}
-    own = {str(n) for n in names_of(fields.get(op.choice_names().get(arg, ""), {}).get(str(args[arg])))}
+    ok, listed = found
+    held = {v: {str(n) for n in names_of(listed.get(v))} for v in ok}
+    own = {str(n) for n in names_of(listed.get(str(args[arg])))}
     out: list[str] = []
     for name in sorted({n for names in held.values() for n in names} - own):
         holders = [v for v in ok if name in held[v] and v != args[arg]]

@@ -26,7 +26,7 @@ def commit_money(results: Iterable[Any]) -> list[str]:
     return [str(r.money) for r in results if getattr(r, "money", None) is not None]
 
 
-def _commits(traces: Iterable[dict[str, Any] | None]) -> Iterable[dict[str, Any]]:
+def commits(traces: Iterable[dict[str, Any] | None]) -> Iterable[dict[str, Any]]:
     """The committed (not replayed) commit steps of ``traces``, oldest first."""
     for trace in traces:
         for step in (trace or {}).get("steps") or []:
@@ -37,14 +37,14 @@ def _commits(traces: Iterable[dict[str, Any] | None]) -> Iterable[dict[str, Any]
 def moved(traces: Iterable[dict[str, Any] | None]) -> list[Decimal]:
     """Every amount other than zero the commits of ``traces`` moved, oldest first (an exchange at the same price
     moves none)."""
-    return [Decimal(m) for step in _commits(traces) for m in step.get(MONEY) or [] if Decimal(m)]
+    return [Decimal(m) for step in commits(traces) for m in step.get(MONEY) or [] if Decimal(m)]
 
 
 def done_lines(history: Sequence[TurnRecord], currency: str | None) -> list[str]:
     """What the conversation's commits did, as the system said it (one line a step), then the total where two or
     more moved money: "how much do I get back in all?" is answered from them, not from a guide."""
     traces = [t.trace for t in history]
-    lines = [s["message"] for step in _commits(traces) for s in step.get("steps") or [] if s.get("message")]
+    lines = [s["message"] for step in commits(traces) for s in step.get("steps") or [] if s.get("message")]
     amounts = moved(traces)
     if currency is not None and len(amounts) >= 2:
         lines.append(total_line(amounts, currency, "en"))

@@ -18,6 +18,7 @@ from chops.domain.operations import Operation
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.lookups import conversation_lookups
+from chops.pipeline.tally import commits
 from chops.pipeline.walk import mentions
 from chops.records import TurnRecord
 
@@ -54,22 +55,19 @@ def _committed(history: Sequence[TurnRecord],
     """(operation, arguments, the values its commit replaced, by argument) of each write the conversation committed,
     oldest first. A change of the commit's diff is a step's where the step's arguments hold a value of the changed
     row's key (an order's id); else, of the one step whose operation names no record (the customer's own row)."""
-    for turn in history:
-        for commit in (turn.trace or {}).get("steps") or []:
-            if commit.get("role") != "commit" or not commit.get("committed") or commit.get("replayed"):
-                continue
-            steps = [(s["operation"], s.get("args") or {}) for s in commit.get("steps") or []
-                     if s.get("operation") in operations and operations[s["operation"]].writes]
-            for name, args in steps:
-                fields = set(operations[name].arg_names())
-                before: dict[str, Any] = {}
-                for change in commit.get("diff") or []:
-                    keys = {str(v) for v in (change.get("key") or {}).values()}
-                    owners = [n for n, a in steps if keys & {str(v) for v in a.values()}]
-                    mine = name in owners if owners else not operations[name].choice_states()
-                    if mine and change.get("field") in fields:
-                        before[change["field"]] = change.get("before")
-                yield name, args, before
+    for commit in commits(turn.trace for turn in history):
+        steps = [(s["operation"], s.get("args") or {}) for s in commit.get("steps") or []
+                 if s.get("operation") in operations and operations[s["operation"]].writes]
+        for name, args in steps:
+            fields = set(operations[name].arg_names())
+            before: dict[str, Any] = {}
+            for change in commit.get("diff") or []:
+                keys = {str(v) for v in (change.get("key") or {}).values()}
+                owners = [n for n, a in steps if keys & {str(v) for v in a.values()}]
+                mine = name in owners if owners else not operations[name].choice_states()
+                if mine and change.get("field") in fields:
+                    before[change["field"]] = change.get("before")
+            yield name, args, before
 
 
 def _words(op: Operation) -> set[str]:
