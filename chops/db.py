@@ -3,6 +3,8 @@ tables and any domain pack's."""
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -11,6 +13,7 @@ from sqlalchemy.pool import StaticPool
 
 # The only BEGIN variants we ever emit; looked up, never formatted from input.
 _SQLITE_BEGIN = {"deferred": "BEGIN", "immediate": "BEGIN IMMEDIATE"}
+_BUSY_S = 30  # how long a SQLite connection waits for another's lock
 
 
 def is_mysql(engine: sa.Engine) -> bool:
@@ -30,7 +33,7 @@ def make_engine(url: str) -> sa.Engine:
     u = sa.engine.make_url(url)
     if u.get_backend_name() != "sqlite":
         return sa.create_engine(url, pool_pre_ping=True, pool_recycle=3600)
-    kwargs: dict = {"connect_args": {"timeout": 30, "check_same_thread": False}}
+    kwargs: dict = {"connect_args": {"timeout": _BUSY_S, "check_same_thread": False}}
     if u.database in (None, "", ":memory:"):
         kwargs["poolclass"] = StaticPool  # one shared in-memory database
     else:
@@ -42,9 +45,9 @@ def make_engine(url: str) -> sa.Engine:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see docstring)
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute(f"PRAGMA busy_timeout={_BUSY_S * 1000}")
         if u.database not in (None, "", ":memory:"):
-            cur.execute("PRAGMA journal_mode=WAL")
+            _wal(cur)
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -53,3 +56,22 @@ def make_engine(url: str) -> sa.Engine:
         conn.exec_driver_sql(_SQLITE_BEGIN[mode])
 
     return engine
+
+
+def _wal(cur: sqlite3.Cursor) -> None:
+    """Switch the file to WAL (a no-op read once it is).
+
+    The first switch of a new file takes its exclusive lock; when two connections switch it at once
+    (workers starting together), SQLite sees a possible deadlock and answers "database is locked" at
+    once instead of calling the busy handler. The other switch then ends within milliseconds, so the
+    loser retries until the busy timeout.
+    """
+    deadline = time.monotonic() + _BUSY_S
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
