@@ -30,6 +30,7 @@ from chops.pipeline.prompting import fragment, pack_prompts, system_part, withou
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
+from chops.pipeline.single_prompt import answer_or_operate
 from chops.pipeline.tiers import failed_check, redo, refused_plan, top_tier
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.trace import Trace
@@ -165,7 +166,7 @@ class Agent:
         trace = ctx.trace
         if self.settings.architecture == "executor_only":
             trace.iteration = 1
-            cand = self.executor.executor_only(ctx)
+            cand = answer_or_operate(self.executor, ctx)
             self._executed(ctx, cand)
             return cand, False
         candidates: list[Candidate] = []

@@ -50,7 +50,7 @@ from chops.pipeline.lookups import (
 from chops.pipeline.prompting import fragment, messages, section, without_instructions
 from chops.pipeline.repairs import repaired
 from chops.pipeline.retrieval import Retriever
-from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema, proposal_schema
+from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema
 from chops.pipeline.states import out_of_state
 from chops.pipeline.targets import others_named, refusal
 from chops.pipeline.together import taken_along
@@ -88,7 +88,7 @@ class Executor:
         """What the static system part shows for ``$operations`` (and what a warm start caches)."""
         return fragment("operations_inline") if self.inline else self.operations_text
 
-    def _offer(self, ctx: TurnContext) -> tuple[tuple[Operation, ...], str]:
+    def offer(self, ctx: TurnContext) -> tuple[tuple[Operation, ...], str]:
         """The operations this turn's plan may call and the user-part section listing them ("" unless the
         layout is inline). The short list is ranked once a turn: its message does not change on a retry."""
         if self.tools is None:
@@ -143,7 +143,7 @@ class Executor:
         if back is not None:  # "change it back": the values its commit replaced, not the model's memory of them
             (name, args), read = back
             return self.run_plan(ctx, [(name, args)], ctx.trace.step("undo", operation=name, args=args), read)
-        choices, listed = self._offer(ctx)
+        choices, listed = self.offer(ctx)
         typed = typed_ids(ctx.user_texts)
         # What earlier turns read is shown too (asking for it again is a repeat); the list grows with this
         # turn's look-ups, across its attempts.
@@ -212,24 +212,6 @@ class Executor:
         step["lookups"] = [lookup_record(s) for s in fresh]
         return bool(fresh)
 
-    def executor_only(self, ctx: TurnContext) -> Candidate:
-        """The ablation without a classifier: one prompt decides answer-or-operation (one call)."""
-        chunks, rendered = self.retriever.long_text(ctx)
-        choices, listed = self._offer(ctx)
-        msgs = messages("pipeline_execute_only", static={"operations": self.static_operations},
-                        shortlist=listed, history=ctx.history_section(), feedback=ctx.feedback_section(),
-                        profile=ctx.profile_text(), chunks=rendered, request=ctx.text,
-                        demonstrations=demonstrations_section(ctx.demonstrations, "only"))
-        schema = proposal_schema(choices, with_answer=True)
-        out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
-            "executor", msgs, schema, ledger=lg), route=None)
-        call = out.call
-        if call.operation == ANSWER_DIRECTLY:
-            step.update(route="guide", answer=call.answer)
-            return Candidate(iteration=ctx.trace.iteration, route="guide", answer=call.answer)
-        step["route"] = "system"
-        return self.run_plan(ctx, [(call.operation, call.args.model_dump(by_alias=True))], step)
-
     def run_plan(self, ctx: TurnContext, calls: list[tuple[str, dict[str, Any]]],
                  step: dict[str, Any], lookups: list[Step] | None = None) -> Candidate:
         """Repair and ground every call (``chops.pipeline.repairs``) and run it for the caller: reads for real, the
@@ -255,9 +237,10 @@ class Executor:
             others += [who for who in others_named(self.api, ctx, s.args) if who not in others]
         # A write of products nobody named, a swap the request does not ask for (it asks to return or cancel), one
         # against the price it asks for, or of a record in a state it does not take (nothing to ask the customer).
-        unasked = next((r for s in writes if (r := unasked_refusal(self.operations[s.operation], s.args, self.choices,
-                                                                   ctx.text, ctx.user_texts, seen, ctx.message)
-                                              or out_of_state(self.operations[s.operation], s.args, seen))), None)
+        states = [out_of_state(self.operations[s.operation], s.args, seen) if s.writes else None for s in steps]
+        unasked = next((r for s, state in zip(steps, states) if s.writes and (r := unasked_refusal(
+            self.operations[s.operation], s.args, self.choices, ctx.text, ctx.user_texts, seen, ctx.message) or state)),
+            None)
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
         which = None if others or unasked else ask(reader, self.operations, writes, ctx.text, ctx.user_texts)
         reader.note(step)
@@ -267,9 +250,8 @@ class Executor:
             for s in steps:
                 s.result = refusal(s.operation, ctx.nickname, others)
         elif unasked is not None:
-            for s in steps:  # a write of a record in a state it does not take says its own record
-                s.result = (s.writes and out_of_state(self.operations[s.operation], s.args, seen)) \
-                    or unasked.model_copy(update={"operation": s.operation})
+            for s, state in zip(steps, states):  # a write of a record in a state it does not take says its own record
+                s.result = state or unasked.model_copy(update={"operation": s.operation})
         elif which is not None:  # the question alone: the answer completes this call (``repairs._kept``)
             s, asked = which
             s.args, s.result, steps = {**s.args, **dict.fromkeys(asked.unset)}, asked.result(s.operation), [s]
