@@ -76,6 +76,12 @@ _CONDITION = re.compile(r"^(?:(?:but |and |or |then )?(?:if|otherwise|unless|in 
 _PAYING = re.compile(r"^(?:(?:and|but|then|also) )?(?:please )?(?:use|pay|charge|put|cover|bill)\b|^(?:用|请用)",
                      re.IGNORECASE)
 _DIFFERENCE = re.compile(r"\b(?:difference|extra|additional)\b|差价", re.IGNORECASE)
+# A request that only says where a refund goes: "I'd prefer the refund on PayPal" came back as "Refund on PayPal." and
+# was taken up alone as a change of an order's payment method (train task 13). "Refund the kettle to my card" is a
+# request: a thing follows "refund".
+_REFUND_TO = re.compile(r"^(?:(?:and|but|then|also|please) )*(?:(?:i(?:'d| would) like|i want) )?(?:the |a |my |any )?"
+                        r"(?:refunds?|money)(?: should| can| must| will)?(?: go| be(?: sent| made| paid| put)?)?(?: back)?"
+                        r" (?:to|on|via|with|into|through|onto)\b|^(?:请)?(?:退款|退钱)(?:到|至|回)", re.IGNORECASE)
 
 
 # A condition that adds a request of its own ("If the tablet is returned, also cancel the charger"): joined to the one
@@ -84,12 +90,12 @@ _ADDED = re.compile(r"\b(?:also|too|as well|in addition)\b|也|还要", re.IGNOR
 
 
 def _with_conditions(parts: list[str]) -> list[str]:
-    """``parts`` with each one that is a condition, a fallback, a preference or how to pay the difference joined to
-    the request before it (not one that adds a request: ``_ADDED``)."""
+    """``parts`` with each one that is a condition, a fallback, a preference, how to pay the difference or where a
+    refund goes joined to the request before it (not one that adds a request: ``_ADDED``)."""
     out: list[str] = []
     for part in parts:
         condition = _CONDITION.match(part) and not _ADDED.search(part)
-        if out and (condition or (_PAYING.match(part) and _DIFFERENCE.search(part))):
+        if out and (condition or _REFUND_TO.match(part) or (_PAYING.match(part) and _DIFFERENCE.search(part))):
             out[-1] = f"{out[-1].rstrip('.')}; {part[0].lower()}{part[1:]}"
         else:
             out.append(part)

@@ -237,7 +237,8 @@ class Executor:
             others += [who for who in others_named(self.api, ctx, s.args) if who not in others]
         # A write of products nobody named, a swap the request does not ask for (it asks to return or cancel), one
         # against the price it asks for, or of a record in a state it does not take (nothing to ask the customer).
-        states = [out_of_state(self.operations[s.operation], s.args, seen) if s.writes else None for s in steps]
+        states = [out_of_state(self.operations[s.operation], s.args, seen, self.choices, ctx.text) if s.writes
+                  else None for s in steps]
         unasked = next((r for s, state in zip(steps, states) if s.writes and (r := unasked_refusal(
             self.operations[s.operation], s.args, self.choices, ctx.text, ctx.user_texts, seen, ctx.message) or state)),
             None)

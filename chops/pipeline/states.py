@@ -17,35 +17,47 @@ def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> 
     """The operation to run instead of ``op`` for ``args``, when the record an argument names is in a state ``op``
     does not take (``CHOICES_WHERE``) and ``op`` names the operation for that state (``Operation.counterparts``):
     an item change proposed for a delivered order is that order's exchange. None: ``op`` itself."""
-    for _, state, allowed in _states(op, args, sources):
+    for _, _, state, allowed in _states(op, args, sources):
         instead = dict(op.counterparts).get(state) if state not in allowed else None
         if instead is not None:
             return instead
     return None
 
 
-def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> OperationResult | None:
+def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any], operations: Iterable[Operation] = (),
+                 request: str = "") -> OperationResult | None:
     """The platform's refusal, said before it is asked, where a record an argument names is, as the look-ups show it,
     in a state ``op`` does not take (checked after ``counterpart`` has switched what it could). Told "cancel or return
     everything", the 1.5B proposed each delivered order's cancel, whose reason the customer was then asked for, turn
-    after turn (train task 13). Else None."""
-    for value, state, allowed in _states(op, args, sources):
+    after turn (train task 13). Else None. Its data's ``instead`` names the write of ``operations`` that the
+    ``request`` names too (its kind: "return" in "cancel or return") and that takes the record in that state: the
+    request asked for it, so the plan is redone (``tiers.refused_plan``) even where no look-up was made."""
+    sources = list(sources)
+    for (arg, key), value, state, allowed in _states(op, args, sources):
         if state is not None and state not in allowed:
+            other = next((w.name for w in operations if w.name != op.name and w.writes and named_kind(w.kind, request)
+                          and _takes(w, set(op.choice_keys().get(arg, ())), key, state)), None)
             return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION,
                                    message=f"{value} is {state}; this can only be done while it is "
-                                           f"{' or '.join(allowed)}")
+                                           f"{' or '.join(allowed)}", data={"instead": other} if other else None)
     return None
 
 
+def _takes(op: Operation, paths: set[str], key: str, state: str) -> bool:
+    """Whether ``op`` takes a record of those ``paths`` (``CHOICES_FROM``) whose ``key`` is in ``state``."""
+    return any(set(op.choice_keys().get(arg, ())) == paths and state in where.get(key, ())
+               for arg, where in op.choice_states().items())
+
+
 def _states(op: Operation, args: dict[str, Any],
-            sources: Iterable[Any]) -> Iterator[tuple[Any, str | None, tuple[str, ...]]]:
-    """(the value, the state the look-ups show, the states ``op`` takes) of each record an argument names
-    (``CHOICES_WHERE``)."""
+            sources: Iterable[Any]) -> Iterator[tuple[tuple[str, str], Any, str | None, tuple[str, ...]]]:
+    """((the argument, the state's key), the value, the state the look-ups show, the states ``op`` takes) of each
+    record an argument names (``CHOICES_WHERE``)."""
     states = op.choice_states()
     fields = record_fields(list(sources), {key for where in states.values() for key in where})
     for arg, where in states.items():
         for key, allowed in where.items():
-            yield args.get(arg), fields[key].get(str(args.get(arg))), allowed
+            yield (arg, key), args.get(arg), fields[key].get(str(args.get(arg))), allowed
 
 
 def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iterable[Operation],

@@ -61,7 +61,14 @@ def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looks_up: 
     if (looks_up or cand.lookups) and writes and all(s.result.outcome == Outcome.OK_NOOP for s in writes):
         return writes[0]
     return next((s for s in writes if Outcome(s.result.outcome) in _REDONE and not as_told(s)
-                 and (cand.lookups or refused_before(history, s) or _fallback(s))), None)
+                 and (cand.lookups or refused_before(history, s) or _fallback(s) or _instead(s))), None)
+
+
+def _instead(step: Step) -> str | None:
+    """The write the request named too that takes the record ``step`` found in another state (``states.out_of_state``):
+    told "cancel or return everything", with no order read, the 1.5B proposed each delivered order's cancel and the
+    customer heard "I couldn't do that" (train task 13)."""
+    return (step.result.data or {}).get("instead") if step.result is not None else None
 
 
 def _fallback(step: Step) -> str | None:

@@ -151,6 +151,9 @@ def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop):
     "如果不行，就把订单 #T0000001 寄到我家。",
     "Use my gift card to cover any extra charge.",  # how to pay the difference (train task 21)
     "And pay the difference with PayPal, please.",
+    "The refund on PayPal, please.",  # the split wrote "I'd prefer the refund on PayPal" as "Refund on PayPal."
+    "The money should go back to my gift card.",
+    "退款到我的 PayPal。",
 ])
 def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(shop, fallback):
     agent, _, llm = shop
@@ -169,6 +172,7 @@ def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(sh
     "Exchange the scarf in #T0000003 for a blue one and pay the difference with PayPal.",
     "If that order is cancelled, also return the kettle from #T0000003.",  # a request of its own, on a condition
     "If it goes through, please cancel #T0000006 too.",
+    "Refund the kettle from #T0000003 to my card.",  # a thing to refund: a request of its own
 ])
 def test_a_request_that_pays_a_difference_or_adds_a_change_of_its_own_stays_a_request(second):
     from chops.pipeline.agenda import _with_conditions

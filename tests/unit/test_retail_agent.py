@@ -385,6 +385,35 @@ def test_a_cancel_of_a_delivered_order_asks_for_no_reason_and_is_redone_told_why
     assert loader.export(engine) == before and llm.pending() == {}
 
 
+def test_a_cancel_of_a_delivered_order_is_redone_unread_where_the_request_names_a_return_too(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000003", reason="no longer needed"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))  # the order's items are read first
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003",
+                                 item_ids=["k-glass-1l", "s-silk-red"], payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "I'd like to cancel or return whatever came in #T0000003, none of it fits",
+                          turn_key="u:1", conversation_id="u")
+    # no order was read: the state the profile shows refused the cancel, and the return the request names is redone
+    assert "#T0000003 is delivered; this can only be done while it is pending" in prompt_text(llm, "executor", 1)
+    assert "cancel_pending_order" not in _offered(llm, 1)
+    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_a_cancel_alone_of_a_delivered_order_unread_is_refused_with_the_reason(shop):
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000003", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Cancel #T0000003 please, I changed my mind", turn_key="v:1", conversation_id="v")
+    assert "#T0000003 is delivered; this can only be done while it is pending" in result.reply
+    assert [role for role, _, _ in llm.calls].count("executor") == 1 and llm.pending() == {}
+
+
 def test_each_write_of_a_record_in_a_state_it_does_not_take_says_its_own_record(shop):
     agent, engine, llm = shop
     to_system(llm)
