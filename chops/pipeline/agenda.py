@@ -79,9 +79,10 @@ _DIFFERENCE = re.compile(r"\b(?:difference|extra|additional)\b|差价", re.IGNOR
 # A request that only says where a refund goes: "I'd prefer the refund on PayPal" came back as "Refund on PayPal." and
 # was taken up alone as a change of an order's payment method (train task 13). "Refund the kettle to my card" is a
 # request: a thing follows "refund".
-_REFUND_TO = re.compile(r"^(?:(?:and|but|then|also|please) )*(?:(?:i(?:'d| would) like|i want) )?(?:the |a |my |any )?"
-                        r"(?:refunds?|money)(?: should| can| must| will)?(?: go| be(?: sent| made| paid| put)?)?(?: back)?"
-                        r" (?:to|on|via|with|into|through|onto)\b|^(?:请)?(?:退款|退钱)(?:到|至|回)", re.IGNORECASE)
+_REFUND_TO = re.compile(r"^(?:(?:and|but|then|also|please) )*(?:(?:i(?:'d| would) like|i want) )?"
+                        r"(?:the |a |my |any )?(?:refunds?|money)(?: should| can| must| will)?"
+                        r"(?: go| be(?: sent| made| paid| put)?)?(?: back)? (?:to|on|via|with|into|through|onto)\b"
+                        r"|^(?:请)?(?:退款|退钱)(?:到|至|回)", re.IGNORECASE)
 
 
 # A condition that adds a request of its own ("If the tablet is returned, also cancel the charger"): joined to the one
