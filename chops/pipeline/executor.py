@@ -36,7 +36,7 @@ from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.kinds import another_kind, unasked_refusal
+from chops.pipeline.kinds import another_kind, only_asks, unasked_refusal
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
@@ -149,11 +149,14 @@ class Executor:
         # turn's look-ups, across its attempts.
         lookups = conversation_lookups(ctx)
         acting = False  # after a look-up already made: the next step may only act or answer
+        # A question that names no change is looked up and answered: no write is offered (``kinds.only_asks``).
+        asking = self.observing and only_asks(ctx.text, self.choices)
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
             seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
             offered = tuple(op for op in choices if op.name not in ctx.barred and not (acting and op.observe)
-                            and op.asked_in(ctx.request_texts, ctx.message or ctx.text)) or choices
+                            and not (asking and op.writes) and op.asked_in(ctx.request_texts, ctx.message or ctx.text)
+                            ) or (() if asking else choices)
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
                                     ctx.user_texts)
             if n < self.steps:
@@ -165,7 +168,7 @@ class Executor:
                             demonstrations=demonstrations_section(ctx.demonstrations, "system"),
                             observations=observations_section(lookups), language=ctx.language_section())
             out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
-                "executor", msgs, schema, ledger=lg), route="system", step=n)
+                "executor", msgs, schema, ledger=lg), route="system", step=n, **({"asking": True} if asking else {}))
             calls = [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls
                      if c.operation != ANSWER_DIRECTLY]
             if not calls:  # an answer from the look-ups (only offered when the pack has look-ups)

@@ -95,9 +95,22 @@ def unasked_write(op: Operation, request: str, operations: Iterable[Operation]) 
     of the speaker I bought, and its battery life?") and names no change: no kind of a write, no word of a change
     (``_CHANGE_WORDS``, ``_UNDO_WORDS``), none of ``op``'s own words (``Operation.asked_by``: "address", "ship"). Asked
     so, the 1.5B proposed the order's address change (train task 63)."""
-    if op.choice_pairs() or not _ASKING_ABOUT.search(request):
+    return not op.choice_pairs() and _asks_only(request, operations, op.asked_by)
+
+
+def only_asks(request: str, operations: Iterable[Operation]) -> bool:
+    """Whether ``request`` only asks about something and names no change (``unasked_write``), nor any write's own words:
+    then no write is offered at all, only the look-ups and the answer. Asked which two t-shirts an order held and what
+    they were made of, the 1.5B, shown the order, proposed a t-shirt's item change, then its return, then answered
+    "I can't help with that" (train task 24)."""
+    operations = list(operations)
+    return _asks_only(request, operations, [w for op in operations if op.writes for w in op.asked_by])
+
+
+def _asks_only(request: str, operations: Iterable[Operation], own: Iterable[str]) -> bool:
+    if not _ASKING_ABOUT.search(request):
         return False
-    words = [*(o.kind for o in operations if o.writes), *_CHANGE_WORDS, *_UNDO_WORDS, *op.asked_by]
+    words = [*(o.kind for o in operations if o.writes), *_CHANGE_WORDS, *_UNDO_WORDS, *own]
     return not any(named(w, request) for w in words)
 
 

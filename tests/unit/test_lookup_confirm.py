@@ -260,7 +260,7 @@ def test_the_same_look_up_again_makes_the_next_step_act_or_answer(shop):
     to_system(llm)
     llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", call("GetOrder", order_id="#A1"))
     llm.enqueue("executor", answer("Order #A1 holds a blue desk lamp.")).enqueue("verifier", verdict(9))
-    result = agent.handle("ann", "what about #A1?", turn_key="c1:1", conversation_id="c1")
+    result = agent.handle("ann", "I need help with #A1", turn_key="c1:1", conversation_id="c1")
     schemas = [schema for role, _, schema in llm.calls if role == "executor"]
     # The repeat is not run again; the next step may only write or answer: what it needs is already shown.
     assert offers(schemas[1], "GetOrder") and not offers(schemas[2], "GetOrder") and offers(schemas[2], "Exchange")
@@ -276,7 +276,7 @@ def test_an_attempt_that_proposes_nothing_is_rejected_without_the_verifier_and_r
     to_system(llm, fresh=False)  # the second iteration, with the deterministic reason as feedback
     llm.enqueue("executor", call("GetOrder", order_id="#A1")).enqueue("executor", answer("It is delivered."))
     llm.enqueue("verifier", verdict(9))
-    result = agent.handle("ann", "what about #A1?", turn_key="c1:1", conversation_id="c1")
+    result = agent.handle("ann", "I need help with #A1", turn_key="c1:1", conversation_id="c1")
     assert result.reply.startswith("It is delivered.") and result.iterations == 2 and llm.pending() == {}
     assert "proposed nothing" in prompt_text(llm, "executor", 2)  # the retry is told why
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the empty attempt cost no verifier call
@@ -311,7 +311,7 @@ def test_two_empty_attempts_end_the_turn_honestly(shop):
     llm.enqueue("executor", answer(""))
     to_system(llm, fresh=False)
     llm.enqueue("executor", answer(""))
-    result = agent.handle("ann", "what about #A1?", turn_key="c1:1", conversation_id="c1")
+    result = agent.handle("ann", "I need help with #A1", turn_key="c1:1", conversation_id="c1")
     assert "couldn't find an answer" in result.reply and api.audit == [] and not result.committed
     assert result.iterations == 2 and llm.pending() == {}  # the same empty attempt twice: no third round
     # Not a finished request: no "anything else?" (a customer would take it as the end of the conversation).

@@ -194,6 +194,37 @@ def test_a_swap_against_a_condition_with_nothing_said_for_that_case_is_redone_as
     assert "exchange_delivered_order_items" in _offered(llm, 2)
 
 
+@pytest.mark.parametrize("question", [
+    "Which scarf did I get in #T0000003, and what colour is it?",
+    "One more thing: what is the kettle from #T0000003 made of?",
+    "订单 #T0000003 里的水壶是什么材质的?",
+])
+def test_a_question_naming_no_change_is_offered_the_look_ups_and_the_answer_only(shop, question):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))  # read again: next, the answer alone
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is the red silk scarf."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, question, turn_key="q:1", conversation_id="q")
+    offered = [_offered(llm, n) for n in range(3)]
+    assert all("_delivered_order_items" not in o and "cancel_pending_order" not in o for o in offered)
+    assert "get_order_details" in offered[0] and "get_order_details" not in offered[2] and "AnswerDirectly" in offered[2]
+    assert result.reply.startswith("It is the red silk scarf.") and result.operation is None
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
+@pytest.mark.parametrize("request_", [
+    "What is the kettle in #T0000003 made of? I want to return it if it is glass.",
+    "Which of my orders can I still cancel?",
+])
+def test_a_question_that_names_a_change_is_offered_the_writes(request_):
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.kinds import only_asks
+    assert not only_asks(request_, OPERATIONS.values())
+
+
 def test_a_plan_that_changes_nothing_is_redone_told_so(shop):
     agent, engine, llm = shop
     before = loader.export(engine)
