@@ -36,7 +36,7 @@ from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.kinds import another_kind, only_asks, unasked_refusal
+from chops.pipeline.kinds import another_kind, no_swap_asked, only_asks, unasked_refusal
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
@@ -153,10 +153,13 @@ class Executor:
         asking = self.observing and only_asks(ctx.text, self.choices)
         for n in range(1, self.steps + 1):
             # Each step's grammar offers the ids read so far (chops.pipeline.choices).
-            seen = seen_data(ctx, lookups) if self.id_choices else []  # nothing seen: every id is free text
+            sources = seen_data(ctx, lookups)
+            seen = sources if self.id_choices else []  # nothing seen: every id is free text
+            # A return or a cancel asked for, and nothing a swap needs: no swap is offered (``kinds.no_swap_asked``).
+            swapless = self.observing and no_swap_asked(ctx.text, ctx.user_texts, self.choices, sources)
             offered = tuple(op for op in choices if op.name not in ctx.barred and not (acting and op.observe)
-                            and not (asking and op.writes) and op.asked_in(ctx.request_texts, ctx.message or ctx.text)
-                            ) or (() if asking else choices)
+                            and not (asking and op.writes) and not (swapless and op.choice_pairs())
+                            and op.asked_in(ctx.request_texts, ctx.message or ctx.text)) or (() if asking else choices)
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
                                     ctx.user_texts)
             if n < self.steps:

@@ -107,6 +107,19 @@ def only_asks(request: str, operations: Iterable[Operation]) -> bool:
     return _asks_only(request, operations, [w for op in operations if op.writes for w in op.asked_by])
 
 
+def no_swap_asked(request: str, texts: Iterable[str], operations: Iterable[Operation], sources: Iterable[Any]) -> bool:
+    """Whether ``request`` asks for a write that is no swap ("return", "cancel") and for nothing a swap would need: no
+    swap's kind, no word of a change (``_CHANGE_WORDS``), no question, and the customer's ``texts`` compare no option of
+    the lines the ``sources`` hold ("a larger one", "the cheapest"). Then no swap is offered (``unasked_swap``'s case,
+    ruled out before the model is asked): told "return everything except the coffee machine", the 1.5B, shown the order,
+    proposed the coffee machine's exchange, then, told why that was refused, wrote the refusal back (train task 73)."""
+    operations = list(operations)
+    if another_kind(request, operations) is None or _swap_word(request, operations) or _question(request):
+        return False
+    values = (v for data in sources for node in records(data) for v in node.values() if isinstance(v, str))
+    return not comparisons(" ".join(texts), labels(values))
+
+
 def _asks_only(request: str, operations: Iterable[Operation], own: Iterable[str]) -> bool:
     if not _ASKING_ABOUT.search(request):
         return False

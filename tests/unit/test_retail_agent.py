@@ -148,13 +148,49 @@ def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_des
     agent, engine, llm = shop
     before = loader.export(engine)
     _swap_then_return(llm)
-    result = agent.handle(MIA, "I want to return the kettle from #T0000003", turn_key="k:1", conversation_id="k")
+    # "replace" may ask for a swap, so one is offered; the request asks for a return, so the exchange is refused
+    result = agent.handle(MIA, "Don't replace the kettle from #T0000003, I just want to return it", turn_key="k:1",
+                          conversation_id="k")
     assert "you asked to return, not for other items in place of these" in prompt_text(llm, "executor", 3)
     assert "exchange_delivered_order_items" in _offered(llm, 2) and "exchange_delivered_order_items" not in \
         _offered(llm, 3)  # the swap is not offered to the redo
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the unasked exchange cost no verifier call
     assert loader.export(engine) == before and llm.pending() == {}
+
+
+@pytest.mark.parametrize("message", [
+    "I want to return the kettle from #T0000003",
+    "I don't need the kettle from #T0000003 anymore, please return it",
+    "Cancel or return the kettle I got, #T0000003",
+])
+def test_a_return_asked_for_with_nothing_a_swap_needs_is_offered_no_swap(shop, message):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, message, turn_key="k:1", conversation_id="k")
+    assert all("exchange_delivered_order_items" not in _offered(llm, n) for n in range(2))
+    assert "modify_pending_order_items" not in _offered(llm, 1) and "return_delivered_order_items" in _offered(llm, 1)
+    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
+@pytest.mark.parametrize("message", [
+    "Return the kettle from #T0000003, or exchange it for the steel one if that is cheaper",  # a swap's kind
+    "Return my kettle from #T0000003 for a bigger one",  # a comparison: a swap said as a return
+    "What happens if I return the kettle from #T0000003?",  # a question
+])
+def test_a_request_that_may_ask_for_a_swap_is_offered_swaps(message):
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.kinds import no_swap_asked
+    lines = [{"items": [{"name": "Kettle", "options": "capacity: 1L, material: glass"}]}]
+    assert not no_swap_asked(message, [message], OPERATIONS.values(), lines)
+    assert no_swap_asked("Return the kettle from #T0000003", ["Return the kettle from #T0000003"],
+                         OPERATIONS.values(), lines)
 
 
 @pytest.mark.parametrize("message", [
