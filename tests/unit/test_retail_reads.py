@@ -25,7 +25,7 @@ def read(api, name, args=None, user=MIA):
     return result.data
 
 
-def test_an_order_shows_its_items_payments_and_tracking(api):
+def test_an_order_shows_its_items_their_total_payments_and_tracking(api):
     data = read(api, "get_order_details", {"order_id": "#T0000003"})
     assert data == {
         "order_id": "#T0000003", "status": "delivered", "address": "1 Test Way, Testville, ZZ 11111, USA",
@@ -33,6 +33,7 @@ def test_an_order_shows_its_items_payments_and_tracking(api):
                    "options": "material: glass, capacity: 1L", "price": 45.5},
                   {"item_id": "s-silk-red", "product_id": "p-scarf", "name": "Scarf",
                    "options": "fabric: silk, color: red", "price": 80.0}],
+        "total": 125.5,  # the items' prices as they are now
         "payments": [{"type": "payment", "amount": 125.5, "method": "credit_card_mia"}],
         "tracking_ids": ["TRACK-0003"]}
 

@@ -38,6 +38,7 @@ def test_each_changed_line_gets_its_own_new_items_price_and_options(shop):
                                         "payment_method_id": "credit_card_mia"}
     assert sum(i["price"] for i in o["items"]) == pytest.approx(sum(
         p["amount"] * (1 if p["transaction_type"] == "payment" else -1) for p in o["payment_history"]))
+    assert result.data["total"] == 150.6  # what the look-up shows: 45.50 + 80.00 + 25.10, the prices as they are now
     fields = [(c.table, c.key.get("seq"), c.field) for c in result.diff if c.table == "retail_order_item"]
     assert fields == [("retail_order_item", 0, "item_id"), ("retail_order_item", 0, "price"),
                       ("retail_order_item", 0, "options"), ("retail_order_item", 1, "item_id"),
