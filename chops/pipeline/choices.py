@@ -35,7 +35,7 @@ from chops.pipeline.described import about, by_name, closest, descriptions, feat
 from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
 from chops.pipeline.states import in_asked_states
-from chops.pipeline.walk import holding, lines_in, mentioned, mentions, record_fields, records, values_in
+from chops.pipeline.walk import counted, holding, lines_in, mentioned, mentions, record_fields, records, values_in
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
@@ -81,7 +81,8 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
         for arg, paths in sorted(op.choice_keys().items()):
             values = values_in(sources, paths)
             if values:
-                said[arg] = mentioned(values, fields[names[arg]], message) if arg in names else []
+                said[arg] = counted(mentioned(values, fields[names[arg]], message), fields[names[arg]], message) \
+                    if arg in names else []
                 if said[arg] and arg not in op.choice_pairs():
                     said[arg] = told_apart(said[arg], fields[names[arg]], sources, message)
                 found[arg] = said[arg] or values

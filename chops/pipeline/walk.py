@@ -92,6 +92,27 @@ def mentioned(values: list[str], names: dict[str, Any], message: str) -> list[st
     return [v for v in values if any(mentions(message, str(n)) for n in names_of(names.get(v)))]
 
 
+# A count said before a name, up to two words between ("the two t-shirts", "both red lamps", "2 more mugs").
+_COUNT = re.compile(r"\b(two|three|four|both|[2-4])((?:\s+[\w-]+){1,3})", re.IGNORECASE)
+_NUMBERS = {"two": 2, "both": 2, "three": 3, "four": 4}
+
+
+def counted(values: list[str], names: dict[str, Any], message: str) -> list[str]:
+    """``values`` (records ``mentioned`` names) narrowed to those holding at least as many lines of a name as the
+    ``message`` counts before it ("which two t-shirts did I order?": the order with two T-Shirt lines, not the one
+    with one), where some do; else ``values``. Asked so, the 1.5B read the order with one t-shirt and answered for
+    two (train task 24)."""
+    need: dict[str, int] = {}
+    for m in _COUNT.finditer(message):
+        n = _NUMBERS.get(m.group(1).lower()) or int(m.group(1))
+        for name in {str(x) for v in values for x in names_of(names.get(v))}:
+            if mentions(m.group(2), name):
+                need[name] = max(need.get(name, 0), n)
+    kept = [v for v in values if all(sum(str(x) == name for x in names_of(names.get(v))) >= n
+                                     for name, n in need.items())]
+    return kept or values
+
+
 def mentions(message: str, name: str) -> bool:
     """Whether ``message`` has the head word of ``name``, its last (``stems``: "the lamps" mentions "Desk
     Lamp"; "smart thermostat" does not mention "Smart Watch"), or, when that is under 4 letters, another word; or

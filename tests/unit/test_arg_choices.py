@@ -141,6 +141,21 @@ def test_the_order_to_read_is_the_one_holding_what_the_message_mentions():
         "#W1000001", "#W1000002")
 
 
+def test_the_order_to_read_holds_as_many_lines_of_a_name_as_the_message_counts():
+    read = (OPERATIONS["get_order_details"],)
+    profile = {**PROFILE, "statuses": [
+        {"order_id": "#W1000001", "status": "delivered", "names": ["T-Shirt", "Grill"]},
+        {"order_id": "#W1000002", "status": "delivered", "names": ["T-Shirt", "Vase", "T-Shirt"]},
+        {"order_id": "#W1000003", "status": "pending", "names": ["Vase", "Vase", "Desk Lamp"]}]}
+    for message, expected in [("which two t-shirts did I order, and what are they made of?", ("#W1000002",)),
+                              ("return both t-shirts", ("#W1000002",)),
+                              ("what colour are the 2 vases I bought?", ("#W1000003",)),
+                              ("the three vases I ordered", ("#W1000002", "#W1000003")),  # none holds three
+                              ("two days ago I got a t-shirt", ("#W1000001", "#W1000002")),  # no count of t-shirts
+                              ("return the t-shirt", ("#W1000001", "#W1000002"))]:
+        assert options_of_read(read, profile, message) == expected, message
+
+
 def options_of_read(read, profile, message):
     return arg_options(read, [profile], (), message)[0][2]
 
