@@ -52,8 +52,9 @@ TITLES = {
 # charger I just bought" was taken for a payment change, asked which card, turn after turn (train task 30).
 PAYING = ("pay", "card", "gift", "paypal", "charge ", "charged", "charges", "charging my", "付", "卡")
 # Not where the request speaks of a difference to pay: "change the shoes to item …, and use my gift card to cover any
-# extra charge" had the 1.5B change the order's payment method (train task 21).
-DIFFERENCE = ("difference", "extra", "additional", "差价")
+# extra charge" had the 1.5B change the order's payment method (train task 21); nor of a refund: "cancel or return
+# everything …, I'd prefer the refund on PayPal" had it change a delivered order's payment method (train task 13).
+NOT_PAYING = ("difference", "extra", "additional", "refund", "差价", "退款")
 # So is an address change where the customer speaks of an address: with the payment change withheld, the 1.5B proposed
 # the order's own address for "change the boots in my pending order to size 8" (train task 15; 11, 19).
 ADDRESSING = ("address", "ship", "send", "sent", "street", "avenue", "road", "move", "moving", "live", "house",
@@ -93,7 +94,7 @@ _OPS = [
            "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER, asked_by=ADDRESSING),
     _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
            "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER, asked_by=PAYING,
-           unasked_by=DIFFERENCE),
+           unasked_by=NOT_PAYING),
     _write("modify_pending_order_items", "Change items of a pending order to other options of the same products; "
            "allowed once per order, so list every item.", a.SwapArgs, w.modify_pending_order_items, SWAP,
            delivered="exchange_delivered_order_items"),  # the same swap, for an order already delivered

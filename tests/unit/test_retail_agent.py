@@ -117,6 +117,9 @@ def _offered(llm: ScriptedLLM, index: int) -> str:
     ("Change the kettle in #T0000001 to the glass one and use my gift card for any extra charge", False, False),
     ("Glass kettle for #T0000001 please, PayPal for the difference", False, False),
     ("订单 #T0000001 我想用礼品卡付款", True, False),
+    # Where a refund goes is no payment change either (train task 13).
+    ("Please return the scarf from #T0000003, I'd prefer the refund on PayPal", False, False),
+    ("退掉订单 #T0000003 的围巾，退款到我的礼品卡", False, False),
     ("Ship my pending order #T0000001 to 5 Oak Road, Testville", False, True),
     ("I moved house: my new address is 5 Oak Road", False, True),
     ("请把订单 #T0000001 寄到我的新地址", False, True),
