@@ -159,12 +159,13 @@ class Executor:
             swapless = self.observing and no_swap_asked(ctx.text, ctx.user_texts, self.choices, sources)
             offered = tuple(op for op in choices if op.name not in ctx.barred and not (acting and op.observe)
                             and not (asking and op.writes) and not (swapless and op.choice_pairs())
+                            and (ctx.instead is None or op.observe or op.name == ctx.instead)
                             and op.asked_in(ctx.request_texts, ctx.message or ctx.text)) or (() if asking else choices)
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
                                     ctx.user_texts)
             if n < self.steps:
                 offered = looked_up_first(offered, options)
-            schema = plan_schema(offered, self.observing, options)
+            schema = plan_schema(offered, self.observing and ctx.instead is None, options)  # a redo's write: no answer
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(),
                             feedback=ctx.feedback_section(last=True), profile=ctx.profile_text(), request=ctx.text,

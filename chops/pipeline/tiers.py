@@ -89,18 +89,21 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     ctx.refusal_redone = True
     noop = refused.result.outcome == Outcome.OK_NOOP
     cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
-    instead = _fallback(refused)
+    said = _fallback(refused)
     if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused) \
-            or (refused.result.data or {}).get("other_kind") or instead:
+            or (refused.result.data or {}).get("other_kind") or said:
         ctx.barred.add(refused.operation)
-    if instead:  # the customer's own request for this case is the one carried out ("if not, return it")
-        ctx.message, ctx.text = ctx.message or ctx.text, instead
+    # The write the request named for the state the record is in ("cancel or return" of a delivered order): told why
+    # the cancel was refused, the 1.5B wrote the refusal back as its answer (train task 14), so the redo must propose it.
+    ctx.instead = _instead(refused)
+    if said:  # the customer's own request for this case is the one carried out ("if not, return it")
+        ctx.message, ctx.text = ctx.message or ctx.text, said
         # and the reply says why first: what the customer asked about ("the cheapest keyboard … costs $226.11")
         why = refused.result.message.split("; for that case")[0]
         ctx.trace.info["told"] = f"{why[0].upper()}{why[1:]}."
     ctx.add_feedback(cand)
     ctx.trace.step("redo", operation=refused.operation, outcome=refused.outcome, barred=sorted(ctx.barred),
-                   **({"fallback": instead} if instead else {}))
+                   **({"fallback": said} if said else {}), **({"instead": ctx.instead} if ctx.instead else {}))
 
 
 def refused_before(history: Sequence[TurnRecord], step: Step) -> bool:

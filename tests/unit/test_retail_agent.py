@@ -469,7 +469,10 @@ def test_a_cancel_of_a_delivered_order_is_redone_unread_where_the_request_names_
                           turn_key="u:1", conversation_id="u")
     # no order was read: the state the profile shows refused the cancel, and the return the request names is redone
     assert "#T0000003 is delivered; this can only be done while it is pending" in prompt_text(llm, "executor", 1)
-    assert "cancel_pending_order" not in _offered(llm, 1)
+    # the redo proposes the return the request named: no answer (the 1.5B wrote the refusal back: train task 14)
+    assert all("cancel_pending_order" not in _offered(llm, n) and "AnswerDirectly" not in _offered(llm, n)
+               and "exchange_delivered_order_items" not in _offered(llm, n) for n in (1, 2))
+    assert "return_delivered_order_items" in _offered(llm, 2)
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert loader.export(engine) == before and llm.pending() == {}
 
