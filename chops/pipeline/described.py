@@ -47,14 +47,26 @@ def _plain(text: str) -> str:
     return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _NON_WORD.sub(" ", text.lower()).split())
 
 
+# A size's letters as a customer says them: "a medium one" is size M (train task 23); "extra large" is read as "xl"
+# first (``_words``), so its "large" is no L.
+_SIZES = {"s": ("small",), "m": ("medium",), "l": ("large",)}
+_SIZE_WORDS = ((re.compile(r"\b(?:extra extra|double extra) large\b"), "xxl"),
+               (re.compile(r"\bextra large\b"), "xl"), (re.compile(r"\bextra small\b"), "xs"))
+
+
 def _forms(feature: str) -> set[str]:
-    """A feature as the customer may type it: words as they are, run together, or a number apart from its unit."""
+    """A feature as the customer may type it: words as they are, run together, a number apart from its unit, or a
+    size's letters in words."""
     base = _plain(feature)
-    return {f for f in (base, base.replace(" ", ""), _plain(re.sub(r"(\d)([a-z])", r"\1 \2", base))) if f}
+    return {f for f in (base, base.replace(" ", ""), _plain(re.sub(r"(\d)([a-z])", r"\1 \2", base)),
+                        *_SIZES.get(base, ())) if f}
 
 
 def _words(texts: Iterable[str]) -> str:
-    said = _plain(" ".join(texts).replace(chr(39), "").replace(chr(0x2019), "")).split()
+    plain = _plain(" ".join(texts).replace(chr(39), "").replace(chr(0x2019), ""))
+    for words, letters in _SIZE_WORDS:
+        plain = words.sub(letters, plain)
+    said = plain.split()
     # A number followed by a word of difference names no value: "1000 more pieces" of a 500-piece puzzle wants
     # 1500 (the 1000-piece one was offered alone, train tasks 98, 99 and 107).
     said = [_NO_WORD if w.isdigit() and i + 1 < len(said) and said[i + 1] in _RELATIVE else w
@@ -154,7 +166,21 @@ def _asked_for(group: list[str], said: str, described: dict[str, str],
                old: set[str]) -> dict[str, set[tuple[int, str]]]:
     """``{value: (place, feature) of each of its features ``said`` (``_words``) mentions}``, counting only features the
     ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too)."""
-    return {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old} for v in group}
+    wanted = {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old} for v in group}
+    return _one_place_each(wanted)
+
+
+def _one_place_each(wanted: dict[str, set[tuple[int, str]]]) -> dict[str, set[tuple[int, str]]]:
+    """``wanted`` (``_asked_for``) without a feature said in a place where others are said too, where the words that
+    say it also say the only feature said in another place: "a medium one, red, with high ventilation" asks for size
+    M ("medium") and high ventilation, not for a medium or a high one (alternatives, which narrow nothing)."""
+    places = _places(wanted)
+    lone = [(j, next(iter(fs))) for j, fs in places.items() if len(fs) == 1]
+    shared = {(i, f) for i, fs in places.items() if len(fs) > 1 for f in fs
+              if any(j != i and _forms(f) & _forms(g) for j, g in lone)}
+    if not shared or any(not places[i] - {f for k, f in shared if k == i} for i, _ in shared):
+        return wanted
+    return {v: w - shared for v, w in wanted.items()}
 
 
 def _places(wanted: dict[str, set[tuple[int, str]]]) -> dict[int, set[str]]:

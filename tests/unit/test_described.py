@@ -44,8 +44,9 @@ def test_a_features_are_the_parts_of_a_listed_line_without_labels():
         "not resistant", "4 hours"}
     assert mentioned_features("not resistant", ["not at all water resistant", "resistant? not"]) == set()
     assert mentioned_features("1 liter, 1.5 liters", ["a 1.5 liter one"]) == {"1.5 liters"}  # a number is no gap
-    # Whole words only, and an apostrophe joins: "it's" is not the size S, "small" is not "M".
-    assert mentioned_features("red, S, M", ["it's a small one, I'm sure"]) == set()
+    # Whole words only, and an apostrophe joins: "it's" is not the size S, nor "I'm" M; "small" is S, not M.
+    assert mentioned_features("red, S, M", ["it's a small one, I'm sure"]) == {"S"}
+    assert mentioned_features("L, XL", ["in extra large"]) == {"XL"} and mentioned_features("L, XL", ["large"]) == {"L"}
     assert mentioned_features("红色, M", ["我要红色的"]) == set()  # no word boundaries to go by: nothing narrowed
 
 
@@ -75,6 +76,28 @@ def test_the_variants_the_customer_describes_are_offered():
     # Nothing named: every available variant (the unavailable green M is never offered while another is).
     assert new_items("I want to exchange my sweater") == (
         "sw-red-m-cotton", "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
+
+
+JACKET = {"product_id": "p-jk", "name": "Rain Jacket", "options": "size, color, lining", "variants": {
+    "jk-s-navy-light": "S, navy, light; $80.00; available",
+    "jk-m-navy-heavy": "M, navy, heavy; $90.00; available",
+    "jk-s-olive-medium": "S, olive, medium; $85.00; available",
+    "jk-m-navy-medium": "M, navy, medium; $88.00; available",
+    "jk-l-olive-heavy": "L, olive, heavy; $92.00; available",
+    "jk-xl-navy-light": "XL, navy, light; $84.00; available"}}
+JACKET_ORDER = {"order_id": "#W0000043", "status": "delivered", "items": [
+    {"item_id": "jk-s-navy-light", "product_id": "p-jk", "name": "Rain Jacket",
+     "options": "size: S, color: navy, lining: light"}]}
+
+
+def test_a_size_said_in_words_is_its_letters_and_names_no_other_place():
+    sources = (PROFILE, JACKET_ORDER, JACKET)
+    # "medium" is the size M and the lining's medium; "heavy" is the only lining said: M and heavy, not a ranking
+    assert new_items("swap my rain jacket for a medium one with a heavy lining", sources=sources) == (
+        "jk-m-navy-heavy",)
+    assert new_items("the rain jacket in extra large please", sources=sources) == ("jk-xl-navy-light",)
+    # said alone, "medium" may be the size or the lining: the one medium in both is the best match
+    assert new_items("a medium rain jacket instead", sources=sources) == ("jk-m-navy-medium",)
 
 
 def test_what_the_customer_wants_counts_before_what_their_line_already_is():
