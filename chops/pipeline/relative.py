@@ -6,8 +6,8 @@ the described narrowing (``chops.pipeline.described``) matches the values a cust
 So a word of comparison ("less", "lower", "bigger", "brighter") with the option it is about, by the option's name
 as the old line labels it ("brightness: medium", "frame size: medium"), keeps the variants whose value there is
 above or below the old line's. "Bigger", "larger" and "smaller" with no option named are about the size or the
-capacity, "shorter" and "longer" about the length. Values are ordered by their number ("750ml", "20MP", "1500") or
-on a known scale ("low, medium, high", "S, M, L"); where the old value or a variant's has no place in an order,
+capacity, "shorter" and "longer" about the length, "easier" and "harder" about the difficulty. Values are ordered
+by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, high", "S, M, L"); where the old value or a variant's has no place in an order,
 nothing is narrowed, nor is it where no variant is on the wanted side. "The same size" keeps the old line's value
 ("the same type as the one I got" compares with another line: nothing); "the cheapest", "the most expensive", "the
 maximum zoom" keep the least or the most of what the rest kept (a price is the variant's "$…" feature). Asked for
@@ -31,14 +31,17 @@ _DOWN = {"smaller", "lower", "less", "fewer", "dimmer", "shorter", "narrower", "
 _SIZED = {"bigger", "larger", "smaller", "biggest", "largest", "smallest"}  # no option named: size or capacity
 _LENGTHED = {"shorter", "longer", "shortest", "longest"}  # no option named: the length
 _MOST = {"most", "maximum", "max", "highest", "largest", "biggest", "greatest", "longest"}
-_LEAST = {"least", "minimum", "min", "lowest", "smallest", "shortest"}
+_LEAST = {"least", "minimum", "min", "lowest", "smallest", "shortest", "fewest"}
+# No option named: the difficulty ("the easiest one with the fewest pieces": train task 41, the 1.5B chose an expert one).
+_EASED = {"easier": -1, "simpler": -1, "easiest": -2, "simplest": -2, "harder": 1, "hardest": 2}
 # How each word compares: +1 above the old line, -1 below, 0 the same, +2 the most, -2 the least.
 _HOW = {**{w: 1 for w in _UP}, **{w: -1 for w in _DOWN}, "same": 0, **{w: 2 for w in _MOST},
-        **{w: -2 for w in _LEAST}}
+        **{w: -2 for w in _LEAST}, **_EASED}
 _PRICED = {"cheaper": -1, "pricier": 1, "cheapest": -2, "priciest": 2}  # words about the price alone
 PRICE = "price"  # the pseudo-option a variant's "$…" feature is the value of
 _SIZES = ("size", "capacity")
-SCALES = (("low", "medium", "high"), ("small", "medium", "large"), ("xs", "s", "m", "l", "xl", "xxl"))
+SCALES = (("low", "medium", "high"), ("small", "medium", "large"), ("xs", "s", "m", "l", "xl", "xxl"),
+          ("beginner", "intermediate", "advanced", "expert"))
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _LABELLED = re.compile(r"^\s*([^:,;]+):\s*(.+?)\s*$")
 _WORDS = re.compile(r"[a-z]+")
@@ -81,7 +84,8 @@ def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
             option = next((o for o in options for w in about_words
                            if any(part.startswith(w) or w.startswith(part) for part in o.split() if len(part) >= 4)),
                           None)
-            implied = _SIZES if word in _SIZED else ("length",) if word in _LENGTHED else ()
+            implied = _SIZES if word in _SIZED else ("length",) if word in _LENGTHED else \
+                ("difficulty",) if word in _EASED else ()
             if option is None and implied:
                 option = next((o for o in options if any(s in o.split() for s in implied)), None)
             if option is not None:

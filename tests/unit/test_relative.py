@@ -61,3 +61,22 @@ def test_the_same_option_and_the_most_or_least_of_one():
     assert kettles("a cheaper kettle") == ["k-250"]  # below the old line's $20.00
     # The most glow among the torches available (the high red one is NOT available).
     assert [v for v in new_items("the torch with the maximum glow") if v.startswith("t-")] == ["t-high"]
+
+
+PUZZLE = {"product_id": "p-pz", "name": "Crossword Book", "options": "puzzles, difficulty level", "variants": {
+    "pz-200-expert": "200, expert; $12.00; available", "pz-100-beginner": "100, beginner; $8.00; available",
+    "pz-300-beginner": "300, beginner; $11.00; available", "pz-100-intermediate": "100, intermediate; $9.00; available"}}
+PUZZLE_ORDER = {"order_id": "#W0000078", "status": "pending", "items": [{
+    "item_id": "pz-200-expert", "product_id": "p-pz", "name": "Crossword Book",
+    "options": "puzzles: 200, difficulty level: expert"}]}
+
+
+def test_easier_or_harder_is_the_difficulty_and_fewest_the_least():
+    options = {"puzzles": "200", "difficulty level": "expert"}
+    assert comparisons("an easier crossword book", options) == [("difficulty level", -1)]
+    assert comparisons("the easiest one with the fewest puzzles", options) == [("difficulty level", -2),
+                                                                              ("puzzles", -2)]
+    assert rank("beginner", ["intermediate", "expert"]) == 0
+    books = lambda text: arg_options(SWAP, [PUZZLE_ORDER, PUZZLE], (), "", [text])  # noqa: E731
+    offered = {arg: v for _, arg, v, _ in books("change my crossword book to the easiest one with the fewest puzzles")}
+    assert offered["new_item_ids"] == ("pz-100-beginner",)
