@@ -87,6 +87,26 @@ def repeated(op: Operation, args: dict[str, Any], texts: Iterable[str]) -> dict[
     return out if out != args else None
 
 
+def retyped(op: Operation, args: dict[str, Any], texts: Iterable[str]) -> dict[str, Any] | None:
+    """``args`` with each ``CHOICES_RECORD`` part that the customer's ``texts`` do not hold, but hold with other numbers
+    in the same words ("445 Maple Drive" for the "443 Maple Drive" of their data), replaced by what they typed; None
+    when nothing changes. Told "I might have typed my address wrong, it should be 445 Maple Drive, …", the 1.5B copied
+    the profile's 443 and the change did nothing (train task 41)."""
+    texts = list(texts)
+    out = dict(args)
+    for fields in op.choice_records().values():
+        for f in fields:
+            value = out.get(f)
+            if not isinstance(value, str) or not re.search(r"\d", value) or not re.search(r"[^\W\d_]{3}", value) \
+                    or any(value.casefold() in t.casefold() for t in texts):
+                continue
+            shape = re.compile(r"(?<!\w)" + re.sub(r"\d+", r"\\d+", re.escape(value)) + r"(?!\w)", re.IGNORECASE)
+            typed = {m.group() for t in texts for m in shape.finditer(t)}
+            if len(typed) == 1:
+                out[f] = typed.pop()
+    return out if out != args else None
+
+
 def _said_less(value: str, others: list[Any], said: list[str]) -> bool:
     """Whether one of the ``others`` parts holds ``value`` too and no one of the customer's messages (``said``,
     folded) holds it as often as the parts do."""

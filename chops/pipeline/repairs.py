@@ -22,7 +22,7 @@ from typing import Any
 from chops.domain.operations import Operation
 from chops.pipeline.choices import capped, for_themselves, paired
 from chops.pipeline.states import counterpart
-from chops.pipeline.completion import completed, repeated, unnamed
+from chops.pipeline.completion import completed, repeated, retyped, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_but, all_of_them, with_dropped
@@ -75,6 +75,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if whole is not None:  # an address of the customer's data, taken whole
         step.setdefault("completed", []).append({"operation": name, "args": whole})
         args, dropped = whole, [d for d in dropped if whole.get(d) is None]
+    typed = retyped(operations[name], args, ctx.user_texts)
+    if typed is not None:  # "it should be 445 Maple Drive": not the 443 of their data
+        step.setdefault("retyped", []).append({"operation": name, "args": typed})
+        args = typed
     once = repeated(operations[name], args, ctx.user_texts)
     if once is not None:  # the city written as the second line too
         step.setdefault("repeated", []).append({"operation": name, "args": once})

@@ -10,7 +10,7 @@ import pytest
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options, for_themselves
-from chops.pipeline.completion import completed, named_options, repeated, unnamed
+from chops.pipeline.completion import completed, named_options, repeated, retyped, unnamed
 from tests.unit.pipeline_support import answering, call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
@@ -81,6 +81,17 @@ def test_an_optional_part_repeating_another_that_the_customer_wrote_once_is_left
     to = {"address1": "1234 Elm St", "city": "Springfield", "state": "IL", "country": "USA", "zip": "62701"}
     assert repeated(home, {**to, "address2": "Springfield, IL, 62701"}, elm) == {**to, "address2": ""}
     assert repeated(home, {**to, "address2": "Unit 4, Springfield"}, elm) is None  # a piece of its own
+
+
+def test_a_part_typed_with_other_numbers_in_the_same_words_is_taken_as_typed():
+    home = OPERATIONS["modify_user_address"]
+    said = ["I think I typed my address wrong. It should be 14 Birch Lane, Flat 3, Springfield, OR 97477."]
+    assert retyped(home, HOME, said) == {**HOME, "address1": "14 Birch Lane"}  # not the 12 of their data
+    assert retyped(SHIP, {**HOME, "order_id": "#W1"}, ["flat 5 please, same street"]) == {
+        **HOME, "order_id": "#W1", "address2": "flat 5"}
+    assert retyped(SHIP, {**HOME, "order_id": "#W1"}, ["Flat 5 and flat 7"]) is None  # two: which one is unsure
+    assert retyped(home, HOME, ["12 Birch Lane is right, only the zip is 97478"]) is None  # typed as it is: kept
+    assert retyped(home, {**HOME, "zip": "97478"}, ["the zip is 97479"]) is None  # a number alone has no words
 
 
 def test_operations_without_record_groups_are_left_alone():
