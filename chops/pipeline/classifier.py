@@ -29,6 +29,7 @@ model, and its static head stays in llama.cpp's prefix cache.
 from __future__ import annotations
 
 from chops.llm import LLM
+from chops.pipeline.confirm import PENDING_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.prompting import messages
@@ -48,6 +49,20 @@ _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation"
 # leaves greetings and thanks out, and "is it still in transit?" alone, a part of a question about an order, was
 # declined as off-topic (train task 43). A hand-off or a "never mind" may still be one of the requests.
 _NOT_A_PART = ("greeting", "thanks", "out_of_scope")
+
+
+MIN_REPEATED_WORDS = 4  # "ok", "no thanks" said twice is no insisting
+
+
+def _insisting(ctx: TurnContext) -> bool:
+    """Whether the customer says again, word for word, what they said in the last turn, which changed nothing and asked
+    them nothing: what they want is not something this agent can do ("please make an exception and undo the
+    cancellation", told it cannot be undone, said six times until the turns ran out: train task 50), so a person
+    takes over."""
+    last = ctx.history[-1] if ctx.history else None
+    said = " ".join((ctx.message or ctx.text).split()).casefold()
+    return last is not None and not last.committed and not asked_for_value(last) and last.outcome != PENDING_OUTCOME \
+        and len(said.split()) >= MIN_REPEATED_WORDS and " ".join(last.user_text.split()).casefold() == said
 
 
 def _may_take(ctx: TurnContext, route: str) -> bool:
@@ -73,6 +88,9 @@ class Classifier:
 
     def classify(self, ctx: TurnContext) -> str:
         """The route for ``ctx`` (see ``chops.records.Route``); records its steps in the trace."""
+        if self.levels == 2 and ctx.trace.iteration == 1 and _insisting(ctx):
+            ctx.trace.step("classifier", route="handoff", insisting=True)
+            return "handoff"
         if (decision := self.route_by_embedding(ctx)) is not None and _may_take(ctx, decision):
             return decision
         history = ctx.history_section(turns=1)  # the last exchange tells a follow-up apart

@@ -107,3 +107,24 @@ def test_history_before_the_cancel_only_is_dropped(engine):
     agent.handle("demo_leader", "then make mine 20", history=[ASKED_FOR_SCHOOL, cancel, later], turn_key="c:4")
     executor_prompt = prompt_text(llm, "executor")
     assert "what does the upload limit mean?" in executor_prompt and "another school" not in executor_prompt
+
+
+def test_a_request_said_again_word_for_word_after_a_turn_that_changed_nothing_goes_to_a_person(engine):
+    agent, llm = make_agent(engine)
+    text = "Please make an exception and raise my upload limit to 500 today"
+    to_system(llm)
+    llm.enqueue("executor", call("ChangeAllTypesUploadLimit", Limit=500))  # refused by the platform: over 200
+    llm.enqueue("verifier", verdict(9, "as asked"))
+    first = agent.handle("demo_leader", text, turn_key="i:1")
+    assert not first.committed and "between 0 and 200" in first.reply and llm.pending() == {}
+    calls, before = len(llm.calls), db_snapshot(engine)
+    again = agent.handle("demo_leader", f"  {text.upper()} ", history=[first.to_record(text)], turn_key="i:2")
+    assert again.route == "handoff" and "a person will reply here" in again.reply
+    assert len(llm.calls) == calls and db_snapshot(engine) == before  # no model call for the repeat
+
+
+def test_a_short_reply_said_twice_is_no_insisting(engine):
+    agent, llm = make_agent(engine)
+    small_talk(llm, "thanks_or_goodbye")
+    history = [TurnRecord(user_text="ok thanks", reply="You're welcome", route="thanks")]
+    assert agent.handle("demo_leader", "ok thanks", history=history, turn_key="s:2").route == "thanks"
