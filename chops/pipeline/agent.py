@@ -20,7 +20,7 @@ from chops.domain.system import SystemApi
 from chops.i18n import reply_language
 from chops.llm import LLM, LLMError
 from chops.pipeline import agenda, tally
-from chops.pipeline.classifier import Classifier
+from chops.pipeline.classifier import Classifier, insisting
 from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, TurnContext, since_cancel
 from chops.pipeline.demonstrations import Memory, recall, remember
@@ -153,7 +153,9 @@ class Agent:
                 if decided.fields.get("outcome") != "declined":
                     trace.info[agenda.AGENDA] = agenda.left(history)
                 return self._finish(trace, decided.reply, **decided.fields)
-        agenda.plan(ctx, history, todo, self.llm if self.split_requests else None)
+        ctx.insisting = todo is None and insisting(text, ctx.history)  # said again as it was: a person takes over
+        if not ctx.insisting:
+            agenda.plan(ctx, history, todo, self.llm if self.split_requests else None)
         recall(self.memory, ctx)
         cand, passed = self._loop(ctx)  # every model call; an LLMError leaves the database untouched
         result = self._conclude(ctx, cand, passed, turn_key, conversation_id)

@@ -28,6 +28,8 @@ model, and its static head stays in llama.cpp's prefix cache.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from chops.llm import LLM
 from chops.pipeline.confirm import PENDING_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
@@ -36,6 +38,7 @@ from chops.pipeline.prompting import messages
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import (ConversationKind, Level1Decision, Level2Decision, OneLevelDecision,
                                     SmallTalkGate)
+from chops.records import TurnRecord
 from chops.router import Router
 
 _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation": "system",
@@ -54,13 +57,13 @@ _NOT_A_PART = ("greeting", "thanks", "out_of_scope")
 MIN_REPEATED_WORDS = 4  # "ok", "no thanks" said twice is no insisting
 
 
-def _insisting(ctx: TurnContext) -> bool:
-    """Whether the customer says again, word for word, what they said in the last turn, which changed nothing and asked
-    them nothing: what they want is not something this agent can do ("please make an exception and undo the
-    cancellation", told it cannot be undone, said six times until the turns ran out: train task 50), so a person
-    takes over."""
-    last = ctx.history[-1] if ctx.history else None
-    said = " ".join((ctx.message or ctx.text).split()).casefold()
+def insisting(text: str, history: Sequence[TurnRecord]) -> bool:
+    """Whether the customer's new message ``text`` says again, word for word, what they said in the last turn, which
+    changed nothing and asked them nothing: what they want is not something this agent can do ("please make an
+    exception and undo the cancellation", told it cannot be undone, said six times until the turns ran out: train task
+    50), so a person takes over (``TurnContext.insisting``)."""
+    last = history[-1] if history else None
+    said = " ".join(text.split()).casefold()
     return last is not None and not last.committed and not asked_for_value(last) and last.outcome != PENDING_OUTCOME \
         and len(said.split()) >= MIN_REPEATED_WORDS and " ".join(last.user_text.split()).casefold() == said
 
@@ -88,7 +91,7 @@ class Classifier:
 
     def classify(self, ctx: TurnContext) -> str:
         """The route for ``ctx`` (see ``chops.records.Route``); records its steps in the trace."""
-        if self.levels == 2 and ctx.trace.iteration == 1 and _insisting(ctx):
+        if self.levels == 2 and ctx.trace.iteration == 1 and ctx.insisting:
             ctx.trace.step("classifier", route="handoff", insisting=True)
             return "handoff"
         if (decision := self.route_by_embedding(ctx)) is not None and _may_take(ctx, decision):
