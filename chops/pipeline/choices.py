@@ -31,7 +31,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.described import about, by_name, closest, descriptions, features, narrowed, not_features
+from chops.pipeline.described import (about, by_name, closest, descriptions, features, narrowed, not_features,
+                                      preferred)
 from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
 from chops.pipeline.states import in_asked_states
@@ -111,8 +112,9 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
     """``values`` narrowed to those the customer described (``described.narrowed``; ``fields``: ``record_fields``
     of the names, ``texts``: each value's description), per name; a feature the lines they replace already have
     (the pair's lines of the same name) does not count. Then, where the customer compares with the line replaced
-    ("a bigger one"), those on that side of it (``relative.compared``); last, where they named a feature, the ones
-    most like the line replaced (``described.closest``)."""
+    ("a bigger one"), those on that side of it (``relative.compared``); then, where they named a feature, the ones
+    most like the line replaced (``described.closest``); last, where they ranked alternatives, those with the one
+    said first (``described.preferred``)."""
     named = {key: fields[key] for key in set(op.choice_names().values())}
     names = named[op.choice_names()[arg]]
     # Every name the sources give (an order's item names too): a sentence about another product is not this one's.
@@ -135,8 +137,9 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
     spoken = {name: {list(options).index(option) for option, _ in comparisons(
         " ".join(about(asked, name, known, mentions)), options) if option in options}
         for name, (_, options) in compared_to.items()}
-    return closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions, every=every,
-                   spoken=spoken)
+    values = closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions,
+                     every=every, spoken=spoken)
+    return preferred(values, asked, names=names, described=texts, known=known, mentions=mentions, every=every)
 
 
 def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], message: str) -> list[str]:

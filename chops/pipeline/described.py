@@ -167,17 +167,19 @@ def _asked_for(group: list[str], said: str, described: dict[str, str],
     """``{value: (place, feature) of each of its features ``said`` (``_words``) mentions}``, counting only features the
     ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too)."""
     wanted = {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old} for v in group}
-    return _one_place_each(wanted)
+    return _one_place_each(wanted, said)
 
 
-def _one_place_each(wanted: dict[str, set[tuple[int, str]]]) -> dict[str, set[tuple[int, str]]]:
-    """``wanted`` (``_asked_for``) without a feature said in a place where others are said too, where the words that
-    say it also say the only feature said in another place: "a medium one, red, with high ventilation" asks for size
-    M ("medium") and high ventilation, not for a medium or a high one (alternatives, which narrow nothing)."""
+def _one_place_each(wanted: dict[str, set[tuple[int, str]]], said: str) -> dict[str, set[tuple[int, str]]]:
+    """``wanted`` (``_asked_for``) without a feature said in a place where others are said too, where the only words
+    that say the one feature said in another place say it too: "a medium one, red, with high ventilation" asks for
+    size M ("medium") and high ventilation, not for a medium or a high one (alternatives); "size M, … medium
+    first, else heavy" says M on its own, so the medium stays an alternative."""
     places = _places(wanted)
-    lone = [(j, next(iter(fs))) for j, fs in places.items() if len(fs) == 1]
+    lone = [(j, {form for form in _forms(next(iter(fs))) if f" {form} " in said})
+            for j, fs in places.items() if len(fs) == 1]
     shared = {(i, f) for i, fs in places.items() if len(fs) > 1 for f in fs
-              if any(j != i and _forms(f) & _forms(g) for j, g in lone)}
+              if any(j != i and forms and forms <= _forms(f) for j, forms in lone)}
     if not shared or any(not places[i] - {f for k, f in shared if k == i} for i, _ in shared):
         return wanted
     return {v: w - shared for v, w in wanted.items()}
@@ -257,3 +259,30 @@ def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], d
                        and i not in compared_at and f in old.get(name, set())) for v in group}
         drop |= {v for v in group if kept[v] < max(kept.values())}
     return [v for v in values if v not in drop]
+
+
+def preferred(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
+              known: set[str], mentions: Callable[[str, str], bool], every: Iterable[str] = ()) -> list[str]:
+    """``values`` kept, per name, where the customer ranks alternatives in one place ("an AC adapter first, then
+    battery, then USB", "green, or navy if there is none"; read from ``every`` value before any narrowing): those
+    with the alternative said first that any of them has. Applied after everything else narrowed, so a ranking only
+    chooses among what the customer's other words kept: of the less bright desk lamps, the 1.5B chose a battery one
+    where an AC adapter one was there (train task 7). Order kept."""
+    texts = list(texts)
+    drop: set[str] = set()
+    listed = by_name(list(dict.fromkeys([*every, *values])), names)
+    for name, group in by_name(values, names).items():
+        said = _words(about(texts, name, known, mentions))
+        # The old line's value counts here: ranked second, USB (the lamp's own) comes before an AC adapter (task 8).
+        kept = _asked_for(group, said, described, set())
+        for place, alternatives in _places(_asked_for(listed[name], said, described, set())).items():
+            present = [f for f in sorted(alternatives, key=lambda f: _first_said(f, said))
+                       if any((place, f) in kept[v] for v in group)]
+            if len(alternatives) > 1 and present:
+                drop |= {v for v in group if (place, present[0]) not in kept[v]}
+    return [v for v in values if v not in drop] or values
+
+
+def _first_said(feature: str, said: str) -> int:
+    """Where in ``said`` (``_words``) ``feature`` is first said (its length where it is not)."""
+    return min((at for form in _forms(feature) if (at := said.find(f" {form} ")) >= 0), default=len(said))

@@ -100,6 +100,14 @@ def test_a_size_said_in_words_is_its_letters_and_names_no_other_place():
     assert new_items("a medium rain jacket instead", sources=sources) == ("jk-m-navy-medium",)
 
 
+def test_of_alternatives_ranked_in_one_place_the_one_said_first_is_taken_where_one_is_left():
+    sources = (PROFILE, JACKET_ORDER, JACKET)
+    assert new_items("rain jacket in size M please; for the lining a heavy one first, then medium",
+                     sources=sources) == ("jk-m-navy-heavy",)
+    assert new_items("rain jacket in size M please; for the lining medium first, else heavy",
+                     sources=sources) == ("jk-m-navy-medium",)
+
+
 def test_what_the_customer_wants_counts_before_what_their_line_already_is():
     # They name their red M line and the green L they want: red and M are what the line is, green and L new.
     assert new_items("My sweater is the red M one, wool. I want it green, in L instead.") == (
@@ -134,18 +142,17 @@ def test_with_no_feature_said_whole_a_word_of_one_picks():
     assert new_items("a plug for Zenith Home instead of Lumen Link", sources=sources) == ("hub-2", "hub-3")
     assert new_items("a smart plug without the Lumen link", sources=sources) == ("hub-1", "hub-2", "hub-3")
     assert new_items("a plug other than Orbit, please", sources=sources) == ("hub-1", "hub-2", "hub-3")
-    # Features said whole but ranked ("first, then") narrow nothing, and no word of theirs either (train task 6).
-    assert new_items("a smart plug, Orbit Voice first, then Zenith Assistant", sources=sources) == (
-        "hub-1", "hub-2", "hub-3")
+    # Features said whole but ranked ("first, then"): the first that is left (train tasks 6 and 7).
+    assert new_items("a smart plug, Orbit Voice first, then Zenith Assistant", sources=sources) == ("hub-1",)
 
 
-def test_alternatives_the_customer_ranks_count_for_none():
-    # Green or navy, whichever they have: both colours are in the same place of the line, so neither narrows;
-    # cotton still does.
-    assert new_items("A green sweater, or navy if there is none, in cotton.") == (
-        "sw-red-m-cotton", "sw-green-l-cotton", "beanie-2")
-    assert new_items("Green L first, else navy XL.") == (
-        "sw-red-m-cotton", "sw-green-l-wool", "sw-green-l-cotton", "sw-navy-xl-v-neck", "beanie-2")
+def test_alternatives_the_customer_ranks_count_for_none_until_the_first_left_is_taken():
+    # Green or navy, whichever they have: both colours are in the same place of the line, so neither narrows
+    # (``narrowed``); cotton does, and of what it left, the colour said first is taken (``preferred``).
+    assert new_items("A green sweater, or navy if there is none, in cotton.") == ("sw-green-l-cotton", "beanie-2")
+    assert new_items("Green L first, else navy XL.") == ("sw-green-l-wool", "sw-green-l-cotton", "beanie-2")
+    assert new_items("Navy XL first, else green L.") == ("sw-navy-xl-v-neck", "beanie-2")
+    assert new_items("A sweater in L; cotton first, then wool.") == ("sw-green-l-cotton", "beanie-2")
 
 
 def test_what_the_customer_does_not_ask_to_change_stays_as_the_line_was():
