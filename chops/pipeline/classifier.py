@@ -58,14 +58,17 @@ MIN_REPEATED_WORDS = 4  # "ok", "no thanks" said twice is no insisting
 
 
 def insisting(text: str, history: Sequence[TurnRecord]) -> bool:
-    """Whether the customer's new message ``text`` says again, word for word, what they said in the last turn, which
-    changed nothing and asked them nothing: what they want is not something this agent can do ("please make an
-    exception and undo the cancellation", told it cannot be undone, said six times until the turns ran out: train task
-    50), so a person takes over (``TurnContext.insisting``)."""
+    """Whether the customer's new message ``text`` says again, word for word, what they asked of the operations route in
+    the last turn, which did nothing (refused, or answered in words; not a value asked for, nor a change waiting for
+    their yes): what they want is not something this agent can do ("please make an exception and undo the
+    cancellation", told it cannot be undone, said six times until the turns ran out: train task 50), so a person takes
+    over (``TurnContext.insisting``). A guide or profile question asked again is answered again (a guide may have
+    changed since)."""
     last = history[-1] if history else None
     said = " ".join(text.split()).casefold()
-    return last is not None and not last.committed and not asked_for_value(last) and last.outcome != PENDING_OUTCOME \
-        and len(said.split()) >= MIN_REPEATED_WORDS and " ".join(last.user_text.split()).casefold() == said
+    return last is not None and last.route == "system" and not last.committed and not asked_for_value(last) \
+        and last.outcome != PENDING_OUTCOME and len(said.split()) >= MIN_REPEATED_WORDS \
+        and " ".join(last.user_text.split()).casefold() == said
 
 
 def _may_take(ctx: TurnContext, route: str) -> bool:

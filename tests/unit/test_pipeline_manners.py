@@ -123,6 +123,19 @@ def test_a_request_said_again_word_for_word_after_a_turn_that_changed_nothing_go
     assert len(llm.calls) == calls and db_snapshot(engine) == before  # no model call for the repeat
 
 
+def test_a_question_answered_and_asked_again_is_no_insisting():
+    from chops.pipeline.classifier import insisting
+    text = "Where is a lost badge replaced, please?"
+    answered = TurnRecord(user_text=text, reply="At the front desk.", route="guide")
+    refused = TurnRecord(user_text=text, reply="I couldn't do that", route="system", outcome="refused_precondition")
+    said_no = TurnRecord(user_text=text, reply="Sorry, that cannot be undone.", route="system")  # an answer in words
+    asked = TurnRecord(user_text=text, reply="Which order?", route="system", outcome="refused_missing_args")
+    waiting = TurnRecord(user_text=text, reply="Shall I go ahead?", route="system", outcome="pending_confirmation")
+    assert insisting(text, [refused]) and insisting(text, [said_no])
+    assert not any(insisting(text, [t]) for t in (answered, asked, waiting))
+    assert not insisting("Where is a lost badge replaced?", [refused])  # not word for word
+
+
 def test_a_short_reply_said_twice_is_no_insisting(engine):
     agent, llm = make_agent(engine)
     small_talk(llm, "thanks_or_goodbye")
