@@ -116,8 +116,12 @@ def no_swap_asked(request: str, texts: Iterable[str], operations: Iterable[Opera
     operations = list(operations)
     if another_kind(request, operations) is None or _swap_word(request, operations) or _question(request):
         return False
-    values = (v for data in sources for node in records(data) for v in node.values() if isinstance(v, str))
-    return not comparisons(" ".join(texts), labels(values))
+    return not comparisons(" ".join(texts), _options(node for data in sources for node in records(data)))
+
+
+def _options(nodes: Iterable[dict]) -> dict[str, str]:
+    """The labelled options of the lines ``nodes`` hold (``relative.labels`` of their texts)."""
+    return labels(v for node in nodes for v in node.values() if isinstance(v, str))
 
 
 def _asks_only(request: str, operations: Iterable[Operation], own: Iterable[str]) -> bool:
@@ -162,7 +166,7 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     # A question's own comparison asks about the variants ("what's the cheapest keyboard?": the 1.5B proposed the
     # exchange for it, task 89); one said before it asked for a swap ("a cheaper one, please" … "can you do that?").
     compared = [t for t in texts if instead != ASKED or t != request]
-    if comparisons(" ".join(compared), labels(v for node in nodes for v in node.values() if isinstance(v, str))):
+    if comparisons(" ".join(compared), _options(nodes)):
         return None  # "a larger frame", "the cheapest one": described relative to the old line
     lines = descriptions(nodes)
     for old_arg, pair in pairs.items():

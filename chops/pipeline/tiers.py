@@ -19,6 +19,7 @@ confirming attempt by the stronger one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from chops.domain.outcomes import Outcome
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told
@@ -61,19 +62,17 @@ def refused_plan(cand: Candidate, history: Sequence[TurnRecord] = (), looks_up: 
     if (looks_up or cand.lookups) and writes and all(s.result.outcome == Outcome.OK_NOOP for s in writes):
         return writes[0]
     return next((s for s in writes if Outcome(s.result.outcome) in _REDONE and not as_told(s)
-                 and (cand.lookups or refused_before(history, s) or _fallback(s) or _instead(s))), None)
+                 and (cand.lookups or refused_before(history, s) or _noted(s, "fallback") or _noted(s, "instead"))),
+                None)
 
 
-def _instead(step: Step) -> str | None:
-    """The write the request named too that takes the record ``step`` found in another state (``states.out_of_state``):
-    told "cancel or return everything", with no order read, the 1.5B proposed each delivered order's cancel and the
-    customer heard "I couldn't do that" (train task 13)."""
-    return (step.result.data or {}).get("instead") if step.result is not None else None
-
-
-def _fallback(step: Step) -> str | None:
-    """The request the customer gave for the case where their condition for ``step`` fails (``fallbacks.fallback``)."""
-    return (step.result.data or {}).get("fallback") if step.result is not None else None
+def _noted(step: Step, key: str) -> Any:
+    """What the refusal of ``step`` notes under ``key``: ``fallback``, the request the customer gave for the case where
+    their condition fails (``fallbacks.fallback``); ``instead``, the write the request named too that takes the record
+    in the state it was found in (``states.out_of_state``: told "cancel or return everything", with no order read, the
+    1.5B proposed each delivered order's cancel and the customer heard "I couldn't do that", train task 13);
+    ``other_kind``, a write of another kind than the request's (``kinds``)."""
+    return (step.result.data or {}).get(key) if step.result is not None else None
 
 
 def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
@@ -89,13 +88,13 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     ctx.refusal_redone = True
     noop = refused.result.outcome == Outcome.OK_NOOP
     cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
-    said = _fallback(refused)
+    said = _noted(refused, "fallback")
     if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused) \
-            or (refused.result.data or {}).get("other_kind") or said:
+            or _noted(refused, "other_kind") or said:
         ctx.barred.add(refused.operation)
     # The write the request named for the state the record is in ("cancel or return" of a delivered order): told why
     # the cancel was refused, the 1.5B wrote the refusal back as its answer (train task 14), so the redo must propose it.
-    ctx.instead = _instead(refused)
+    ctx.instead = _noted(refused, "instead")
     if said:  # the customer's own request for this case is the one carried out ("if not, return it")
         ctx.message, ctx.text = ctx.message or ctx.text, said
         # and the reply says why first: what the customer asked about ("the cheapest keyboard … costs $226.11")
