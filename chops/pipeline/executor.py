@@ -157,10 +157,8 @@ class Executor:
             seen = sources if self.id_choices else []  # nothing seen: every id is free text
             # A return or a cancel asked for, and nothing a swap needs: no swap is offered (``kinds.no_swap_asked``).
             swapless = self.observing and no_swap_asked(ctx.text, ctx.user_texts, self.choices, sources)
-            offered = tuple(op for op in choices if op.name not in ctx.barred and not (acting and op.observe)
-                            and not (asking and op.writes) and not (swapless and op.choice_pairs())
-                            and (ctx.instead is None or op.observe or op.name == ctx.instead)
-                            and op.asked_in(ctx.request_texts, ctx.message or ctx.text)) or (() if asking else choices)
+            offered = tuple(op for op in choices if _offered(op, ctx, acting, asking, swapless)) \
+                or (() if asking else choices)
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
                                     ctx.user_texts)
             if n < self.steps:
@@ -283,6 +281,15 @@ def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:
             "writes": s.writes, "target": nickname if s.writes else None, "others_named": others,
             "dry_run": res.dry_run, "outcome": str(res.outcome), "message": res.message,
             "diff": [c.model_dump() for c in res.diff]}
+
+
+def _offered(op: Operation, ctx: TurnContext, acting: bool, asking: bool, swapless: bool) -> bool:
+    """Whether this step offers ``op``: not barred this turn; no look-up once one was repeated (``acting``); no
+    write for a question (``asking``); no swap where none was asked for (``swapless``); a redo's look-ups and its
+    one write only (``ctx.instead``); and only a write the request may be asking for (``Operation.asked_in``)."""
+    return (op.name not in ctx.barred and not (acting and op.observe) and not (asking and op.writes)
+            and not (swapless and op.choice_pairs()) and (ctx.instead is None or op.observe or op.name == ctx.instead)
+            and op.asked_in(ctx.request_texts, ctx.message or ctx.text))
 
 
 def _answer_stream(ctx: TurnContext) -> Callable[[str], None] | None:

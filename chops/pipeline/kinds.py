@@ -20,8 +20,8 @@ bottle: ``other_items``), one for another variant where the customer asked for t
 against the price the customer asked for ("only if they're cheaper" and a dearer one; "if it's less than 200 bucks"
 and one at $226.11: ``chops.pipeline.prices``).
 
-And any write of products the customer's messages never name where they name others of their orders (``unspoken``):
-after a keyboard's return, the return of a kettle nobody spoke of.
+And any write of products the customer's messages never name where they name others of their orders
+(``chops.pipeline.unspoken``): after a keyboard's return, the return of a kettle nobody spoke of.
 The other way round, a write that is no swap where the request asks for a swap and names nothing of that write
 (``unasked_kind``): asked which laptop to exchange, the 1.5B proposed the chosen laptop's return. And such a write
 for a question that names no change at all (``unasked_write``): "what's the price of the speaker I bought?" became the
@@ -43,10 +43,11 @@ from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.relative import comparisons, labels
-from chops.pipeline.several import ALL_BUT, EVERY, EVERY_ZH, pattern
-from chops.pipeline.walk import mentions, names_of, record_fields, records, stems
+from chops.pipeline.unspoken import unspoken
+from chops.pipeline.walk import mentions, names_of, record_fields, records
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, over_budget
+from chops.pipeline.swapped import unkept
 from chops.pipeline.whole import partial, refusal_message
 
 
@@ -218,50 +219,11 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
     return None
 
 
-# Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
-# "another order of mine went to the old address".
-_ALL_OF = pattern((*EVERY, *ALL_BUT), (*EVERY_ZH, "都", "另"))
-
-
-def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
-             sources: Iterable[Any]) -> tuple[str, str] | None:
-    """(the products the customer's ``texts`` name, those the write changes) where the write ``op`` with ``args``
-    changes only products none of their messages name, even in part ("watch" of a Wristwatch), while they name other
-    products of their orders (the lines it lists, else the record it names: ``CHOICES_MENTIONED``), and the
-    ``request`` neither types the record's id, nor names it by its state ("my pending order": ``CHOICES_WHERE``), nor
-    takes in more than it names ("all", "everything but …", "the other order"); else None. After the keyboard's return
-    the 1.5B proposed the return of a kettle nobody had spoken of, and the customer's "yes, that's everything"
-    committed it (train task 89)."""
-    keys, texts = op.choice_names(), list(texts)
-    partners = {pair["partner"] for pair in op.choice_pairs().values()}
-    mine = [arg for arg in keys if arg not in partners and args.get(arg) is not None]
-    lines = [arg for arg in mine if isinstance(args[arg], list)] or mine
-    typed = request.lower()
-    states = {s for arg in mine for values in op.choice_states().get(arg, {}).values() for s in values}
-    if not lines or _ALL_OF.search(request) or any(named(s, request) for s in states) \
-            or any(str(v).lower() in typed for arg in mine for v in names_of(args[arg])):
-        return None
-    fields = record_fields(sources, set(keys.values()))
-    changed = {str(n) for arg in lines for v in names_of(args[arg]) for n in names_of(fields[keys[arg]].get(str(v)))}
-    said_words = set().union(*(stems(t) for t in texts))
-    if not changed or any(_part_of(w, word) for n in changed for word in stems(n) for w in said_words):
-        return None
-    held = {str(n) for key in set(keys.values()) for field in fields[key].values() for n in names_of(field)}
-    said = sorted(n for n in held - changed if any(mentions(t, n) for t in texts))
-    return (", ".join(said), ", ".join(sorted(changed))) if said else None
-
-
-def _part_of(said: str, word: str) -> bool:
-    """Whether the customer's word ``said`` is ``word`` or a part of it of 4 letters or more at either end ("watch" of
-    "wristwatch"; not "le", which is "less" cut of its "s", inside "kettle")."""
-    return said == word or (len(said) >= 4 and (word.startswith(said) or word.endswith(said)))
-
-
 def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                     texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
     """Why the write ``op`` with ``args`` is not run: of a whole record asked for a part of it (``whole.partial``:
     the customer is told, ``FINAL``), of products nobody named (``unspoken``), or a swap not asked for
-    (``unasked_swap``, ``other_items``, ``not_the_same``, ``against_price``, ``over_budget``); else None. The message
+    (``unasked_swap``, ``other_items``, a condition of theirs failed: ``_condition_failed``); else None. The message
     reads as the customer would be told it; where a condition of theirs failed, it ends with what they said to do
     then (``otherwise``)."""
     texts, sources = list(texts), list(sources)
@@ -287,22 +249,35 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     others = unspoken(op, args, request, texts, sources)
     if others is not None:
         return _refused(op, others[0], f"you spoke of the {others[0]}, not of the {others[1]} this would change")
-    changed = not_the_same(op, args, request, texts, sources)
-    side = against_price(op, args, texts, sources) if changed is None else None
-    outside = over_budget(op, args, texts, sources) if changed is None and side is None else None
-    if changed is None and side is None and outside is None:
+    failed = _condition_failed(op, args, request, texts, sources)
+    if failed is None:
         return None
-    if changed is not None:
-        asked, why = "the same item", f"you asked for the same item, and this one differs ({changed})"
-    elif side is not None:
-        asked, why = side, f"you asked for a {side} one, and this new item is not {side}"
-    else:
-        options = f" ({outside[2]})" if outside[2] else ""
-        asked, why = outside[0], f"you asked for one {outside[0]}, and this new item{options} costs {outside[1]}"
+    asked, why = failed
     said = otherwise([request, *texts])
     if said is None:
         return _refused(op, asked, why)
     return _refused(op, asked, f"{why}; for that case you said: \"{said}\"", fallback=fallback(op, args, said, sources))
+
+
+def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, texts: list[str],
+                      sources: list[Any]) -> tuple[str, str] | None:
+    """(what the customer asked for, why the swap ``op`` with ``args`` is not it) where it fails a condition of theirs:
+    the same item (``not_the_same``), options kept (``swapped.unkept``), the price's side (``prices.against_price``)
+    or a bound (``prices.over_budget``); else None."""
+    changed = not_the_same(op, args, request, texts, sources)
+    if changed is not None:
+        return "the same item", f"you asked for the same item, and this one differs ({changed})"
+    kept = unkept(op, args, texts, sources)
+    if kept is not None:
+        return f"the same {kept[0]}", f"you asked for the same {kept[0]}, and this new item has {kept[1]}"
+    side = against_price(op, args, texts, sources)
+    if side is not None:
+        return side, f"you asked for a {side} one, and this new item is not {side}"
+    outside = over_budget(op, args, texts, sources)
+    if outside is not None:
+        options = f" ({outside[2]})" if outside[2] else ""
+        return outside[0], f"you asked for one {outside[0]}, and this new item{options} costs {outside[1]}"
+    return None
 
 
 def _refused(op: Operation, asked: str, message: str, other_kind: bool = False,

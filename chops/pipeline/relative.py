@@ -7,9 +7,11 @@ So a word of comparison ("less", "lower", "bigger", "brighter") with the option 
 as the old line labels it ("brightness: medium", "frame size: medium"), keeps the variants whose value there is
 above or below the old line's. "Bigger", "larger" and "smaller" with no option named are about the size or the
 capacity, "shorter" and "longer" about the length, "easier" and "harder" about the difficulty. Values are ordered
-by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, high", "S, M, L"); where the old value or a variant's has no place in an order,
-nothing is narrowed, nor is it where no variant is on the wanted side. "The same size" keeps the old line's value
-("the same type as the one I got" compares with another line: nothing); "the cheapest", "the most expensive", "the
+by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, high", "S, M, L"); where the old
+value or a variant's has no place in an order, nothing is narrowed, nor is it where no variant is on the wanted side.
+"The same size" keeps the old line's value,
+"the same material and color" both (where no variant keeps them, the swap is refused: ``chops.pipeline.swapped``);
+"the same type as the one I got" compares with another line: nothing. "The cheapest", "the most expensive", "the
 maximum zoom" keep the least or the most of what the rest kept (a price is the variant's "$…" feature). Asked for
 "the cheapest desk lamp available", the 1.5B chose a dearer one (train task 44); for "the maximum zoom", a 5x camera
 where a 10x was listed (task 52). Whole words only, and only a word followed by (or itself naming) an option: "I'd
@@ -19,7 +21,7 @@ like more help" compares nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from chops.pipeline.described import about, by_name, features
@@ -80,10 +82,7 @@ def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
             # "less bright", "lower resolution", "same size", "maximum zoom": the next word; "brighter": the word
             # itself, its "er" cut.
             stems = [word[:-2], word[:-3]] if abs(how) == 1 else []
-            about_words = [w for w in (after, *stems) if len(w) >= 4]
-            option = next((o for o in options for w in about_words
-                           if any(part.startswith(w) or w.startswith(part) for part in o.split() if len(part) >= 4)),
-                          None)
+            option = next((o for w in (after, *stems) if (o := _option(w, options)) is not None), None)
             implied = _SIZES if word in _SIZED else ("length",) if word in _LENGTHED else \
                 ("difficulty",) if word in _EASED else ()
             if option is None and implied:
@@ -92,7 +91,27 @@ def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
                 found = (option, how)
         if found is not None and found not in out:
             out.append(found)
+        if how == 0 and found is not None:  # "the same material and color": each option chained after it too
+            out.extend(c for c in _chained(words[i + 2:], options) if c not in out)
     return sorted(out, key=lambda c: abs(c[1]) == 2)
+
+
+def _chained(words: list[str], options: list[str]) -> Iterator[tuple[str, int]]:
+    """(option, 0) for each option named after an "and" or "or" that follows "the same <option>"."""
+    while len(words) >= 2 and words[0] in ("and", "or"):
+        option = _option(words[1], options)
+        if option is None:
+            return
+        yield option, 0
+        words = words[2:]
+
+
+def _option(word: str, options: list[str]) -> str | None:
+    """The first of ``options`` ``word`` (4 letters or more) names: a word of it starts with ``word`` or begins it."""
+    if len(word) < 4:
+        return None
+    return next((o for o in options if any(part.startswith(word) or word.startswith(part)
+                                           for part in o.split() if len(part) >= 4)), None)
 
 
 def rank(value: str, others: Iterable[str]) -> float | None:
@@ -122,9 +141,9 @@ def compared(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
         old_id, options = old[name]
         kept = list(group)
         for option, how in comparisons(" ".join(about(texts, name, known, mentions)), options):
-            at = {v: _value(described.get(v, ""), option, options) for v in kept}
-            mine = _value(described.get(old_id, ""), option, options) if option == PRICE else options[option]
-            if option != PRICE and old_id in described and _value(described[old_id], option, options) != mine:
+            at = {v: value_of(described.get(v, ""), option, options) for v in kept}
+            mine = value_of(described.get(old_id, ""), option, options) if option == PRICE else options[option]
+            if option != PRICE and old_id in described and value_of(described[old_id], option, options) != mine:
                 continue  # the variant lines do not list the options in the labels' order
             if None in at.values():
                 continue
@@ -145,7 +164,7 @@ def compared(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
     return [v for v in values if v not in drop]
 
 
-def _value(description: str, option: str, options: dict[str, str]) -> str | None:
+def value_of(description: str, option: str, options: dict[str, str]) -> str | None:
     """``option``'s value in a variant's ``description``: its feature at the option's place among the old line's
     labelled ``options``, or for ``PRICE`` the feature that starts with "$"; None where it has none."""
     parts = features(description)

@@ -3,7 +3,7 @@ rest"), kept in one place: each check builds the pattern of the lists it needs.
 
 - ``whole.partial``: a part's cancel is no question where the request takes in ``EVERY`` item.
 - ``which.unsure``: no "which one?" where it takes in every line, a count of them, or the rest.
-- ``kinds.unspoken``: products nobody named are no surprise where it takes in every item or all but some.
+- ``unspoken.unspoken``: products nobody named are no surprise where it takes in every item or all but some.
 - ``fanout.quantified``: a write for each record where a ``QUANTIFIERS`` word or a count quantifies its noun.
 """
 

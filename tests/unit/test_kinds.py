@@ -8,8 +8,10 @@ import pytest
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
 from chops.pipeline.fallbacks import fallback, otherwise
-from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap, unasked_write, unspoken
+from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap, unasked_write
+from chops.pipeline.unspoken import unspoken
 from chops.pipeline.prices import against_price, over_budget
+from chops.pipeline.swapped import unkept
 
 EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
 MODIFY = OPERATIONS["modify_pending_order_items"]
@@ -173,6 +175,28 @@ def test_a_swap_to_another_variant_where_the_same_item_is_asked_for_is_refused(r
     found = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
     assert (found is not None) is refused
     assert not refused or ("same item" in found.message and "steel" in found.message)
+
+
+@pytest.mark.parametrize("request_text, new, kept", [
+    ("Exchange the kettle for a 2L one with the same material; if not, return it", "k-steel-2l",
+     ("material glass", "material steel")),
+    ("Exchange the kettle for a 2L one with the same material; if not, return it", "k-glass-2l", None),
+    ("A kettle with the same material and capacity but cheaper", "k-steel-1l", ("material glass", "material steel")),
+    ("Same capacity and material please, a steel one", "k-steel-1l", ("material glass", "material steel")),
+    ("The same material as my other kettle, 2L", "k-steel-2l", None),  # compares with another line
+    ("Swap the kettle for a steel one", "k-steel-1l", None),
+])
+def test_a_swap_changing_an_option_the_customer_said_to_keep_is_refused(request_text, new, kept):
+    kettle = {**KETTLE, "variants": {**KETTLE["variants"], "k-glass-2l": "glass, 2L; $52.00; available",
+                                     "k-steel-2l": "steel, 2L; $49.00; available"}}
+    args = {**SWAP, "new_item_ids": [new]}
+    assert unkept(EXCHANGE, args, [request_text], [ORDER, kettle]) == kept
+    refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], [ORDER, kettle])
+    assert (refused is None) == (kept is None)
+    if kept is not None:
+        assert refused.message.startswith(f"you asked for the same {kept[0]}, and this new item has {kept[1]}")
+    if kept is not None and "return it" in request_text:
+        assert refused.data["fallback"] == "Return it: the Kettle of #T0000003"
 
 
 @pytest.mark.parametrize("request_text, new, outside", [

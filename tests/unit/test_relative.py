@@ -80,3 +80,11 @@ def test_easier_or_harder_is_the_difficulty_and_fewest_the_least():
     books = lambda text: arg_options(SWAP, [PUZZLE_ORDER, PUZZLE], (), "", [text])  # noqa: E731
     offered = {arg: v for _, arg, v, _ in books("change my crossword book to the easiest one with the fewest puzzles")}
     assert offered["new_item_ids"] == ("pz-100-beginner",)
+
+
+def test_the_same_options_chained_by_and():
+    options = ["material", "color", "height"]
+    assert comparisons("a 4 foot one with the same material and color", options) == [("material", 0), ("color", 0)]
+    assert comparisons("keep the same color and height please", options) == [("color", 0), ("height", 0)]
+    assert comparisons("the same material and less height", options) == [("material", 0), ("height", -1)]
+    assert comparisons("the same material and then more", options) == [("material", 0)]

@@ -1,0 +1,49 @@
+"""Products nobody named: a write of products the customer's messages never name, where they name others of their
+orders, is refused before it is described (``chops.pipeline.kinds.unasked_refusal`` calls ``unspoken``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from chops.domain.operations import Operation, named
+from chops.pipeline.several import ALL_BUT, EVERY, EVERY_ZH, pattern
+from chops.pipeline.walk import mentions, names_of, record_fields, stems
+
+# Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
+# "another order of mine went to the old address".
+_ALL_OF = pattern((*EVERY, *ALL_BUT), (*EVERY_ZH, "都", "另"))
+
+
+def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
+             sources: Iterable[Any]) -> tuple[str, str] | None:
+    """(the products the customer's ``texts`` name, those the write changes) where the write ``op`` with ``args``
+    changes only products none of their messages name, even in part ("watch" of a Wristwatch), while they name other
+    products of their orders (the lines it lists, else the record it names: ``CHOICES_MENTIONED``), and the
+    ``request`` neither types the record's id, nor names it by its state ("my pending order": ``CHOICES_WHERE``), nor
+    takes in more than it names ("all", "everything but …", "the other order"); else None. After the keyboard's return
+    the 1.5B proposed the return of a kettle nobody had spoken of, and the customer's "yes, that's everything"
+    committed it (train task 89)."""
+    keys, texts = op.choice_names(), list(texts)
+    partners = {pair["partner"] for pair in op.choice_pairs().values()}
+    mine = [arg for arg in keys if arg not in partners and args.get(arg) is not None]
+    lines = [arg for arg in mine if isinstance(args[arg], list)] or mine
+    typed = request.lower()
+    states = {s for arg in mine for values in op.choice_states().get(arg, {}).values() for s in values}
+    if not lines or _ALL_OF.search(request) or any(named(s, request) for s in states) \
+            or any(str(v).lower() in typed for arg in mine for v in names_of(args[arg])):
+        return None
+    fields = record_fields(sources, set(keys.values()))
+    changed = {str(n) for arg in lines for v in names_of(args[arg]) for n in names_of(fields[keys[arg]].get(str(v)))}
+    said_words = set().union(*(stems(t) for t in texts))
+    if not changed or any(_part_of(w, word) for n in changed for word in stems(n) for w in said_words):
+        return None
+    held = {str(n) for key in set(keys.values()) for field in fields[key].values() for n in names_of(field)}
+    said = sorted(n for n in held - changed if any(mentions(t, n) for t in texts))
+    return (", ".join(said), ", ".join(sorted(changed))) if said else None
+
+
+def _part_of(said: str, word: str) -> bool:
+    """Whether the customer's word ``said`` is ``word`` or a part of it of 4 letters or more at either end ("watch" of
+    "wristwatch"; not "le", which is "less" cut of its "s", inside "kettle")."""
+    return said == word or (len(said) >= 4 and (word.startswith(said) or word.endswith(said)))
