@@ -36,7 +36,8 @@ from chops.pipeline.described import (about, by_name, closest, descriptions, fea
 from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
 from chops.pipeline.states import in_asked_states
-from chops.pipeline.walk import counted, holding, lines_in, mentioned, mentions, record_fields, records, values_in
+from chops.pipeline.walk import (counted, holding, lines_in, mentioned, mentions, placed, record_fields, records,
+                                 values_in)
 
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
@@ -89,6 +90,8 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
                 found[arg] = said[arg] or values
                 if not op.writes:
                     found[arg] = in_asked_states(op, arg, found[arg], operations, sources, message)
+                    if not said[arg]:  # "the order I placed last" (``walk.placed``; "order_id" is an order's)
+                        found[arg] = placed(found[arg], arg.removesuffix("_id").replace("_", " "), message)
         # The record a pair is in: the one offered, or the one typed among those offered ("#W… has a lamp…").
         held = {arg: [v for v in values if v in typed] or values for arg, values in found.items()}
         excluded = own_lines(op, held, sources)

@@ -42,7 +42,7 @@ from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
-from chops.pipeline.relative import comparisons, labels
+from chops.pipeline.relative import PRICE, comparisons, labels
 from chops.pipeline.unspoken import unspoken
 from chops.pipeline.walk import mentions, names_of, record_fields, records
 from chops.pipeline.fallbacks import fallback, otherwise
@@ -111,13 +111,16 @@ def only_asks(request: str, operations: Iterable[Operation]) -> bool:
 def no_swap_asked(request: str, texts: Iterable[str], operations: Iterable[Operation], sources: Iterable[Any]) -> bool:
     """Whether ``request`` asks for a write that is no swap ("return", "cancel") and for nothing a swap would need: no
     swap's kind, no word of a change (``_CHANGE_WORDS``), no question, and the customer's ``texts`` compare no option of
-    the lines the ``sources`` hold ("a larger one", "the cheapest"). Then no swap is offered (``unasked_swap``'s case,
-    ruled out before the model is asked): told "return everything except the coffee machine", the 1.5B, shown the order,
-    proposed the coffee machine's exchange, then, told why that was refused, wrote the refusal back (train task 73)."""
+    the lines the ``sources`` hold ("a larger one"; a price compared picks the line: "return the pricier tablet"). Then
+    no swap is offered (``unasked_swap``'s case, ruled out before the model is asked): told "return everything except
+    the coffee machine", the 1.5B, shown the order, proposed the coffee machine's exchange, then, told why that was
+    refused, wrote the refusal back (train task 73); told to return the dearer of two tablets, a tablet's exchange."""
     operations = list(operations)
     if another_kind(request, operations) is None or _swap_word(request, operations) or _question(request):
         return False
-    return not comparisons(" ".join(texts), _options(node for data in sources for node in records(data)))
+    # A price compared picks the line to return ("the more expensive of the two tablets"), not a new item.
+    options = _options(node for data in sources for node in records(data))
+    return all(option == PRICE for option, _ in comparisons(" ".join(texts), options))
 
 
 def _options(nodes: Iterable[dict]) -> dict[str, str]:

@@ -38,7 +38,8 @@ _LEAST = {"least", "minimum", "min", "lowest", "smallest", "shortest", "fewest"}
 _EASED = {"easier": -1, "simpler": -1, "easiest": -2, "simplest": -2, "harder": 1, "hardest": 2}
 # How each word compares: +1 above the old line, -1 below, 0 the same, +2 the most, -2 the least.
 _HOW = {**{w: 1 for w in _UP}, **{w: -1 for w in _DOWN}, "same": 0, **{w: 2 for w in _MOST},
-        **{w: -2 for w in _LEAST}, **_EASED}
+        **{w: -2 for w in _LEAST}, **_EASED, "keep": 0, "keeping": 0}
+_ARTICLES = {"the", "its", "their", "my"}
 _PRICED = {"cheaper": -1, "pricier": 1, "cheapest": -2, "priciest": 2}  # words about the price alone
 PRICE = "price"  # the pseudo-option a variant's "$…" feature is the value of
 _SIZES = ("size", "capacity")
@@ -67,6 +68,9 @@ def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
     then the most and the least: they pick among what the others kept."""
     options = list(options)
     words = _WORDS.findall(text.lower())
+    # "keep the capacity and type" is "the same capacity and type", "lower the pressure" "lower pressure": the
+    # article after a word of comparison is dropped.
+    words = [w for i, w in enumerate(words) if not (i and words[i - 1] in _HOW and w in _ARTICLES)]
     out: list[tuple[str, int]] = []
     for i, word in enumerate(words):
         after = words[i + 1] if i + 1 < len(words) else ""

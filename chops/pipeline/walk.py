@@ -157,3 +157,22 @@ def lines_in(sources: list[Any], within: Any, paths: Iterable[str]) -> list[str]
     """The values at ``paths`` (an order's item ids) in the records holding ``within`` (the order's id), once per
     line."""
     return [v for node in holding(sources, within) for path in paths for v in every_value(node, path)]
+
+
+# A record named by its place among the customer's ("my most recent order", "the order I placed last", "my first
+# order"): the word, then the record's noun (up to two words between, no count: "my last two orders" are two), or the
+# noun, then the word (up to four).
+_LAST, _FIRST = r"most recent(?:ly)?|latest|last|newest", r"first|oldest|earliest"
+_PLACED = (r"\b(?:(?:{w})(?!\s+(?:two|three|four|few|couple|\d))(?:\s+[\w-]+){{0,2}}?\s+{noun}\b"
+           r"|{noun}\b(?:\s+[\w-]+){{0,4}}?\s+(?:{w})\b)")
+
+
+def placed(values: list[str], noun: str, message: str) -> list[str]:
+    """Of ``values`` in the order the customer's data lists them (oldest first), the last where ``message`` names
+    the ``noun``'s record by that place ("the order I most recently placed"), the first where by the other ("my
+    first order"); else all of them. Asked how much they paid for the order they placed last, the 1.5B read the
+    first of three orders and answered its total (train task 67)."""
+    for place, pick in ((_LAST, -1), (_FIRST, 0)):
+        if values and re.search(_PLACED.format(w=place, noun=re.escape(noun)), message, re.IGNORECASE):
+            return [values[pick]]
+    return values

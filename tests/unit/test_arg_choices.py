@@ -567,3 +567,20 @@ def test_everything_but_the_products_named_after_an_exception_is_listed(request_
     args = {"order_id": "#W1000001", "item_ids": ["222"], "payment_method_id": "gift_card_1"}  # one scarf proposed
     found = all_but(ret, args, [three], request_text)
     assert (found and found["item_ids"]) == returned
+
+
+def test_the_order_to_read_is_the_one_named_by_its_place_among_the_customers():
+    offered = (OPERATIONS["get_order_details"], OPERATIONS["cancel_pending_order"])
+    profile = {**PROFILE, "orders": ["#W1000001", "#W1000002", "#W1000003"], "statuses": [
+        {"order_id": "#W1000001", "status": "delivered", "names": ["Grill"]},
+        {"order_id": "#W1000002", "status": "pending", "names": ["Vase"]},
+        {"order_id": "#W1000003", "status": "delivered", "names": ["Desk Lamp"]}]}
+    for message, expected in [("how much did I pay for the order I placed most recently?", ("#W1000003",)),
+                              ("what's in my latest order", ("#W1000003",)),
+                              ("when did my very first order ship?", ("#W1000001",)),
+                              ("cancel my most recent order", ("#W1000002",)),  # of the pending ones
+                              ("my last two orders", ("#W1000001", "#W1000002", "#W1000003")),  # a count
+                              ("what did my recent orders cost?", ("#W1000001", "#W1000002", "#W1000003")),  # plural
+                              ("the grill from my last order", ("#W1000001",)),  # the names said first
+                              ("where is my order?", ("#W1000001", "#W1000002", "#W1000003"))]:
+        assert options_of_read(offered, profile, message) == expected, message

@@ -88,3 +88,11 @@ def test_the_same_options_chained_by_and():
     assert comparisons("keep the same color and height please", options) == [("color", 0), ("height", 0)]
     assert comparisons("the same material and less height", options) == [("material", 0), ("height", -1)]
     assert comparisons("the same material and then more", options) == [("material", 0)]
+
+
+def test_keeping_options_is_asking_for_the_same():
+    options = ["pressure", "capacity", "type"]
+    assert comparisons("keep the capacity and type but lower the pressure", options) == [
+        ("capacity", 0), ("type", 0), ("pressure", -1)]
+    assert comparisons("keeping its capacity", options) == [("capacity", 0)]
+    assert comparisons("I want to keep the machine, thanks", options) == []

@@ -166,6 +166,7 @@ def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_des
     "I want to return the kettle from #T0000003",
     "I don't need the kettle from #T0000003 anymore, please return it",
     "Cancel or return the kettle I got, #T0000003",
+    "Please return the pricier of my kettles from #T0000003",  # a price compared picks the line
 ])
 def test_a_return_asked_for_with_nothing_a_swap_needs_is_offered_no_swap(shop, message):
     agent, engine, llm = shop
