@@ -76,8 +76,8 @@ class RetailProfile(BaseModel):
         and each order's status and item names (``statuses``): the grammar offers "cancel" only the pending
         orders, and "the lamp I got" the orders holding a lamp (``chops.pipeline.choices``)."""
         statuses = [{"order_id": o["order_id"], "status": o["status"], "names": o["names"],
-                     "address": o.get("address", {})} for o in self.overview]
-        return {**self.model_dump(exclude={"overview"}), "statuses": statuses}
+                     "address": _nicknamed(o.get("address", {}))} for o in self.overview]
+        return {**self.model_dump(exclude={"overview"}), "address": _nicknamed(self.address), "statuses": statuses}
 
     def grounding_values(self) -> tuple[str, ...]:
         """Values an argument may take though the customer never typed them: their order ids and payment
@@ -88,6 +88,13 @@ class RetailProfile(BaseModel):
         addresses = [self.address, *(o.get("address", {}) for o in self.overview)]
         return (*self.orders, *(m["id"] for m in self.payment_methods),
                 *dict.fromkeys(v for a in addresses for v in a.values() if v), *CANCEL_REASONS)
+
+
+def _nicknamed(address: dict[str, str]) -> dict[str, str]:
+    """``address`` with what customers call its city beside its parts ("nickname": "NYC"), where that is not the name:
+    "my NYC address" names it (``chops.pipeline.completion.named_record``)."""
+    nickname = CITY_NICKNAMES.get(address.get("city", ""))
+    return {**address, "nickname": nickname} if nickname else address
 
 
 def load_profile(uow: RetailUnitOfWork, user_id: str) -> RetailProfile | None:

@@ -23,6 +23,7 @@ from chops.llm import LLM, LLMError
 from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
+from chops.pipeline.relative import COMPARING
 from chops.pipeline.schemas import MAX_REQUESTS, Requests
 from chops.pipeline.trace import Trace
 from chops.pipeline.walk import stems
@@ -107,12 +108,21 @@ def _words(text: str) -> set[str]:
     return stems(text) | set(_HAN.findall(text))
 
 
+# Words that turn what is asked around where a split adds them: a comparison ("keep the capacity" split as "a smaller
+# capacity": train task 58, the coffee machine's exchange then proposed for a smaller one), a negation.
+_TURNING = COMPARING | {"not", "no", "never", "without", "except", "nothing", "don't", "doesn't", "dont"}
+
+
 def _from(part: str, text: str) -> bool:
     """Whether ``part`` is made of the words of ``text`` (``IN_MESSAGE`` of its words, plural and case aside, or
-    of its Chinese characters): the 1.5B split "boots in my pending order: size 8 … PayPal for any difference" into
-    "upgrade the boots to the large ones, pay the difference with my gift card" (train task 15); rewordings of
-    the requests a message holds kept 91-100 % of their words."""
+    of its Chinese characters) and adds none that turns what is asked around (``_TURNING``): the 1.5B split "boots in
+    my pending order: size 8 … PayPal for any difference" into "upgrade the boots to the large ones, pay the
+    difference with my gift card" (train task 15); rewordings of the requests a message holds kept 91-100 % of their
+    words."""
     words = _words(part)
+    said = set(re.findall(r"[\w']+", text.lower()))
+    if any(w in _TURNING and w not in said for w in re.findall(r"[\w']+", part.lower())):
+        return False
     return not words or len(words & _words(text)) >= IN_MESSAGE * len(words)
 
 

@@ -66,6 +66,42 @@ def completed(op: Operation, args: dict[str, Any], sources: Iterable[Any],
     return out if out != args else None
 
 
+# A record named by a word of it as the place it is ("my NYC address", "my default Chicago home", "to my Denver
+# one"), not as where something is now ("the order sent to Houston"): the name, then a word for such a place (up to
+# two words between), or "to my"/"to the" before it.
+_PLACE_WORDS = r"address|home|house|apartment|flat|place|office|one"
+_NAMED_AS = (r"(?:\b{name}\b(?:\s+[\w-]+){{0,2}}?\s+(?:{place})\b|\bto (?:my|the|our) (?:[\w-]+\s+)?{name}\b)")
+
+
+def named_record(op: Operation, args: dict[str, Any], sources: Iterable[Any], text: str) -> dict[str, Any] | None:
+    """``args`` with a ``CHOICES_RECORD`` group replaced by the one record of ``sources`` that ``text`` names as a
+    place by a text of it (``_names_place``: the city, the state, or a text the record holds beside its parts, such as
+    the city's nickname), where the group proposed is another record; None when nothing changes, or where the text
+    names several such records. Told "my laptop order to my NYC address", the 1.5B wrote the default Houston
+    address, and the customer's yes sent the order back there (train task 112)."""
+    out = dict(args)
+    for fields in op.choice_records().values():
+        found: dict[tuple[str, ...], bool] = {}
+        for node in (n for data in sources for n in records(data)):
+            if all(f in node for f in fields):
+                record = tuple(str(node[f]) for f in fields)
+                found[record] = found.get(record, False) or any(
+                    _names_place(v, text) for v in node.values() if isinstance(v, str))
+        named = [r for r, said in found.items() if said]
+        if len(named) == 1 and tuple(str(args.get(f)) for f in fields) != named[0]:
+            out.update(zip(fields, named[0]))
+    return out if out != args else None
+
+
+def _names_place(name: str, text: str) -> bool:
+    """Whether ``text`` names a place by ``name`` (``_NAMED_AS``): a name of letters only, of 4 or more ("Chicago",
+    "New York") in any case, or of 2 or 3 as written ("NYC", "LA", "NY"; not "in" for Indiana's "IN")."""
+    if not re.fullmatch(r"[^\W\d_][^\d]+", name):
+        return False
+    pattern = _NAMED_AS.format(name=re.escape(name), place=_PLACE_WORDS)
+    return re.search(pattern, text, re.IGNORECASE if len(name) >= 4 else 0) is not None
+
+
 def repeated(op: Operation, args: dict[str, Any], texts: Iterable[str]) -> dict[str, Any] | None:
     """``args`` with each optional part of a ``CHOICES_RECORD`` group that repeats another part's value reset to its
     default, where no one of the customer's ``texts`` holds that value as often as the parts do; None when nothing

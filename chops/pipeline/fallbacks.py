@@ -26,10 +26,16 @@ _OTHERWISE = re.compile(r"\b(?:if not|if it(?:'s| is)n'?t|if (?:that|this|it)(?:
 _LEAD = re.compile(r"^if\b[^,:]*[,:]\s*|^(?:if not|otherwise|or else|failing that)\b[,:]?\s*", re.IGNORECASE)
 
 
+# What to do that is only another value of the change ranked next ("if 8 bar isn't possible, 9 bar; if not, 7 bar"):
+# a few words holding a number, which ``chops.pipeline.described.preferred`` takes as alternatives.
+_ALTERNATIVE = re.compile(r"^(?:then |maybe |perhaps )?(?:an? |the )?\S*\d\S*(?:\s+\S+)?$", re.IGNORECASE)
+
+
 def otherwise(texts: Iterable[str]) -> str | None:
     """The customer's own words for what to do where the condition of a change fails ("if not, return it"), from
-    the first of ``texts`` that has some; else None."""
-    return next((found.group(0).strip()[:160] for text in texts if (found := _OTHERWISE.search(text))), None)
+    the first of ``texts`` that has some (not an alternative value ranked next: ``_ALTERNATIVE``); else None."""
+    return next((found.group(0).strip()[:160] for text in texts for found in _OTHERWISE.finditer(text)
+                 if not _ALTERNATIVE.match(_LEAD.sub("", found.group(0).strip(), count=1).strip())), None)
 
 
 def fallback(op: Operation, args: Mapping[str, Any], said: str, sources: Iterable[Any]) -> str:

@@ -41,6 +41,7 @@ _HOW = {**{w: 1 for w in _UP}, **{w: -1 for w in _DOWN}, "same": 0, **{w: 2 for 
         **{w: -2 for w in _LEAST}, **_EASED, "keep": 0, "keeping": 0}
 _ARTICLES = {"the", "its", "their", "my"}
 _PRICED = {"cheaper": -1, "pricier": 1, "cheapest": -2, "priciest": 2}  # words about the price alone
+COMPARING = frozenset({*_HOW, *_PRICED})  # every word that compares with the line replaced
 PRICE = "price"  # the pseudo-option a variant's "$…" feature is the value of
 _SIZES = ("size", "capacity")
 SCALES = (("low", "medium", "high"), ("small", "medium", "large"), ("xs", "s", "m", "l", "xl", "xxl"),

@@ -9,7 +9,8 @@ order holds several of is the one the customer described ("the robotic one": ``w
 product the request asks for all of ("both skateboards": ``together.all_of_them``); a change the customer was
 asked to confirm and added to instead keeps its lines beside the new ones (``together.with_dropped``); values the
 customer did not write and no look-up returned are dropped (``grounding``); an address named from the customer's data
-is taken whole (``completion.completed``), and a part only repeating another is empty (``completion.repeated``); a
+is taken whole (``completion.completed``), one named as a place is that one ("my NYC address":
+``completion.named_record``), and a part only repeating another is empty (``completion.repeated``); a
 choice the customer has not made (a payment method) is asked for, not guessed (``completion.unnamed``). Each repair
 made is noted in the executor step's trace record.
 """
@@ -22,7 +23,7 @@ from typing import Any
 from chops.domain.operations import Operation
 from chops.pipeline.choices import capped, for_themselves, paired
 from chops.pipeline.states import counterpart
-from chops.pipeline.completion import completed, repeated, retyped, unnamed
+from chops.pipeline.completion import completed, named_record, repeated, retyped, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_but, all_of_them, with_dropped
@@ -75,6 +76,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if whole is not None:  # an address of the customer's data, taken whole
         step.setdefault("completed", []).append({"operation": name, "args": whole})
         args, dropped = whole, [d for d in dropped if whole.get(d) is None]
+    place = named_record(operations[name], args, seen, ctx.text)
+    if place is not None:  # "to my NYC address": that record, not the one the model copied
+        step.setdefault("named_record", []).append({"operation": name, "args": place})
+        args = place
     typed = retyped(operations[name], args, ctx.user_texts)
     if typed is not None:  # "it should be 445 Maple Drive": not the 443 of their data
         step.setdefault("retyped", []).append({"operation": name, "args": typed})

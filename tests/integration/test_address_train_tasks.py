@@ -6,26 +6,31 @@ other address of theirs agrees with that part; and never to another address."""
 
 from __future__ import annotations
 
-from chops.pipeline.completion import completed
+from chops.pipeline.completion import completed, named_record
 from tests.integration.train_support import train_actions
 
 PARTS = ("address1", "address2", "city", "state", "country", "zip")
 
 
+def _address_changes(shop, retail_dir):
+    """(task id, opening, operation, reference arguments, the customer's profile data, the reference address, the
+    addresses their data holds) of every reference address change of the train tasks."""
+    for task_id, customer, opening, action in train_actions(retail_dir, ("modify_pending_order_address",
+                                                                         "modify_user_address")):
+        data = shop.profile(customer).lookup_data()
+        held = [{k: a[k] for k in PARTS} for a in (data["address"], *(s["address"] for s in data["statuses"]))]
+        yield (task_id, opening, shop.operations[action["name"]], action["arguments"], data,
+               {k: action["arguments"][k] for k in PARTS}, held)
+
+
 def test_an_address_the_customer_already_has_is_completed_from_one_part(shop, retail_dir):
     checked, whole, wrong = 0, 0, []
-    for task_id, customer, _, action in train_actions(retail_dir, ("modify_pending_order_address",
-                                                                   "modify_user_address")):
-        op = shop.operations[action["name"]]
-        data = shop.profile(customer).lookup_data()
-        reference = {k: action["arguments"][k] for k in PARTS}
-        held = [data["address"], *(s["address"] for s in data["statuses"])]
+    for task_id, _, op, args, data, reference, held in _address_changes(shop, retail_dir):
         if reference not in held:
             continue  # a new address: the customer types it
         checked += 1
         for part in ("city", "state", "zip", "address1"):
-            args = {**action["arguments"], **dict.fromkeys(PARTS), part: reference[part]}
-            filled = completed(op, args, [data])
+            filled = completed(op, {**args, **dict.fromkeys(PARTS), part: reference[part]}, [data])
             if filled is None:
                 # Only where another of the customer's addresses shares that part: then nothing is guessed.
                 assert len({tuple(a.values()) for a in held if a[part] == reference[part]}) > 1, (task_id, part)
@@ -36,3 +41,18 @@ def test_an_address_the_customer_already_has_is_completed_from_one_part(shop, re
     assert checked >= 15, "the train tasks hold fewer address changes from the customer's data: the data changed"
     assert wrong == []
     assert whole >= 13  # the city alone names the address in 13 of the 17 when this was written
+
+
+def test_an_address_named_as_a_place_is_the_one_the_reference_ships_to(shop, retail_dir):
+    """Whichever other address of theirs the model copied, the customer's opening naming the address as a place ("my
+    NYC address", "my default Chicago home") gives the reference address, and never another."""
+    named, wrong = set(), []
+    for task_id, opening, op, args, data, reference, held in _address_changes(shop, retail_dir):
+        for start in (a for a in held if a != reference):
+            found = named_record(op, {**args, **start}, [data], opening)
+            if found is not None and {k: found[k] for k in PARTS} != reference:
+                wrong.append((task_id, found))
+            elif found is not None:
+                named.add(task_id)
+    assert wrong == []
+    assert len(named) >= 5, named  # 87, 96, 103, 104 and 112 when this was written

@@ -131,10 +131,14 @@ def test_a_split_that_is_no_list_of_requests_leaves_the_message_whole(shop):
     assert "Message: " + TWO in prompt_text(llm, "executor", -1)
 
 
-def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop):
+@pytest.mark.parametrize("second", [
+    "Refund the kettle to a new gift card and upgrade the chair.",  # nothing in the message asks for that
+    "Ship order #T0000001 to my cheaper home address.",  # its words but one, and that one compares
+    "Never ship order #T0000001 to my home address.",  # its words but one, and that one turns it around
+])
+def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop, second):
     agent, engine, llm = shop
-    # The second request is the model's own: nothing in the message asks for a refund to a gift card.
-    llm.enqueue("executor", {"requests": [CANCEL, "Refund the kettle to a new gift card and upgrade the chair."]})
+    llm.enqueue("executor", {"requests": [CANCEL, second]})
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))

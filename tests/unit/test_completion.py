@@ -10,7 +10,7 @@ import pytest
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options, for_themselves
-from chops.pipeline.completion import completed, named_options, repeated, retyped, unnamed
+from chops.pipeline.completion import completed, named_options, named_record, repeated, retyped, unnamed
 from tests.unit.pipeline_support import answering, call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
@@ -92,6 +92,27 @@ def test_a_part_typed_with_other_numbers_in_the_same_words_is_taken_as_typed():
     assert retyped(SHIP, {**HOME, "order_id": "#W1"}, ["Flat 5 and flat 7"]) is None  # two: which one is unsure
     assert retyped(home, HOME, ["12 Birch Lane is right, only the zip is 97478"]) is None  # typed as it is: kept
     assert retyped(home, {**HOME, "zip": "97478"}, ["the zip is 97479"]) is None  # a number alone has no words
+
+
+def test_an_address_named_as_a_place_is_that_record_not_the_one_the_model_copied():
+    metro = {"address1": "5 Harbor St", "address2": "Apt 2", "city": "New York", "country": "USA", "state": "NY",
+             "zip": "10001", "nickname": "NYC"}
+    third = {"order_id": "#W3", "status": "pending", "address": metro}
+    profile = {**PROFILE, "statuses": [*PROFILE["statuses"], third]}
+    sources, home = [profile, ORDER], {**HOME, "order_id": "#W1"}
+    want = {**{k: v for k, v in metro.items() if k != "nickname"}, "order_id": "#W1"}
+    for text in ["Ship #W1 to my NYC address please", "send it to my new york home instead",
+                 "Change the address to my New York one, it's on another order", "ship it to my NY apartment"]:
+        assert named_record(SHIP, home, sources, text) == want, text
+    cabin = {**{k: v for k, v in CABIN.items()}, "order_id": "#W1"}
+    assert named_record(SHIP, home, sources, "ship #W1 to the Bend address") == cabin  # the order's look-up
+    assert named_record(SHIP, want, sources, "ship it to my NYC address") is None  # already that one
+    for text in ["#W1 went to Springfield by mistake, use my other address",  # where it is now, no place word
+                 "my NYC address or the Bend one, whichever is faster",  # two named: unsure
+                 "the one in my nyc account", "use my Springfield address"]:  # "nyc" not as written; already it
+        assert named_record(SHIP, home, sources, text) is None, text
+    two_bends = [profile, ORDER, {"address": OTHER_BEND}]
+    assert named_record(SHIP, home, two_bends, "to my Bend address") is None  # two addresses in Bend
 
 
 def test_operations_without_record_groups_are_left_alone():

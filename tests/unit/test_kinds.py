@@ -231,6 +231,10 @@ def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text
     ("If cancelling part of an order isn't possible, cancel all of it", "If cancelling part of an order isn't "
      "possible, cancel all of it"),
     ("Swap the kettle for the steel one if it's under $40", None),  # no fallback said
+    ("A 2L kettle; if 2L isn't possible, 1.5L; if not, 1L; otherwise no exchange for it",
+     "otherwise no exchange for it"),
+    ("The 9 inch one, or else 10 inches", None),  # values ranked: alternatives, not what to do instead
+    ("Exchange it for the 9 inch one, or else cancel #W0000001", "or else cancel #W0000001"),
     ("Anything else in green?", None),
 ])
 def test_what_the_customer_said_to_do_where_their_condition_fails(text, said):
