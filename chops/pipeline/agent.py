@@ -269,6 +269,10 @@ class Agent:
         trace.info.update(passed=passed, tier=cand.tier, **fields)
         if cand.route in CONVERSATION_ROUTES:
             return self._finish(trace, conversation_reply(cand.route, lang), **fields)
+        if cand.operation is None and ctx.refused is not None and cand.route == "system":
+            cand, passed = ctx.refused, False  # the refusal the redo only answered about (``tiers.redo``)
+            fields = {"route": cand.route, "operation": cand.operation, "args": cand.args, "outcome": cand.outcome}
+            trace.info.update(refused_reply=True, **fields)
         if cand.operation is None:
             if ctx.feedback and cand.answer:  # any route's answer: told why, the 1.5B wrote the feedback back (task 46)
                 cand.answer = without_instructions(cand.answer)

@@ -10,7 +10,7 @@ them (an enum): the model can copy an id, it cannot invent one.
 A path (``chops.pipeline.walk``) names where in the data. A field with no value seen yet stays free text, grounded
 after the fact as ever.
 
-An id the customer typed is always offered too (``typed_ids``): "cancel order #W123" names an order the
+An id the customer typed is always offered too (``walk.typed_ids``): "cancel order #W123" names an order the
 look-ups may not hold (someone else's); the operation then refuses it. Without it, the grammar would make
 the model pick one of the customer's own orders instead: a change nobody asked for. A bare number is offered only
 where the ids are numbers of its length: "1000 more pieces" names no id (``_may_be``).
@@ -42,15 +42,6 @@ from chops.pipeline.walk import (counted, holding, lines_in, mentioned, mentions
 # (operation, argument, the values it may take, and for a ``CHOICES_ONE_EACH`` list the values of each name the
 # message mentions, else ()), in a hashable form: the plan schema is cached on it.
 Options = tuple[tuple[str, str, tuple[str, ...], EachOf | tuple[()]], ...]
-
-
-# An id as people type one: a run of letters, digits, '#', '_' or '-' holding a digit ("#W0001", "gift_card_7").
-_TYPED_ID = re.compile(r"#?[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
-
-
-def typed_ids(texts: Iterable[str]) -> list[str]:
-    """The id-like tokens (a digit in them, 3 characters or more) the customer typed, first seen first."""
-    return list(dict.fromkeys(m.group() for text in texts for m in _TYPED_ID.finditer(text) if len(m.group()) >= 3))
 
 
 def _may_be(typed: str, values: list[str]) -> bool:

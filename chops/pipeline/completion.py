@@ -27,7 +27,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.pipeline.choices import Options
-from chops.pipeline.walk import records, stems, values_at
+from chops.pipeline.walk import alike_ids, records, stems, values_at
 
 
 def _blank(value: Any) -> bool:
@@ -76,17 +76,21 @@ _NAMED_AS = (r"(?:\b{name}\b(?:\s+[\w-]+){{0,2}}?\s+(?:{place})\b|\bto (?:my|the
 def named_record(op: Operation, args: dict[str, Any], sources: Iterable[Any], text: str) -> dict[str, Any] | None:
     """``args`` with a ``CHOICES_RECORD`` group replaced by the one record of ``sources`` that ``text`` names as a
     place by a text of it (``_names_place``: the city, the state, or a text the record holds beside its parts, such as
-    the city's nickname), where the group proposed is another record; None when nothing changes, or where the text
-    names several such records. Told "my laptop order to my NYC address", the 1.5B wrote the default Houston
+    the city's nickname) or by its owner's id ("the same as order #W0000001": ``walk.alike_ids``), where the group proposed
+    is another record; None when nothing changes, or where the text names several such records. Told "my laptop order to my NYC address", the 1.5B wrote the default Houston
     address, and the customer's yes sent the order back there (train task 112)."""
-    out = dict(args)
+    out, sources = dict(args), list(sources)
+    alike = {i.casefold() for i in alike_ids(text)}
     for fields in op.choice_records().values():
         found: dict[tuple[str, ...], bool] = {}
-        for node in (n for data in sources for n in records(data)):
-            if all(f in node for f in fields):
-                record = tuple(str(node[f]) for f in fields)
-                found[record] = found.get(record, False) or any(
-                    _names_place(v, text) for v in node.values() if isinstance(v, str))
+        for owner in (n for data in sources for n in records(data)):
+            # The record itself, or one its owner holds (an order's address): named as a place, or by the owner's id.
+            ids = {str(v).casefold() for v in owner.values() if isinstance(v, (str, int))}
+            for node in [owner, *(v for v in owner.values() if isinstance(v, dict))]:
+                if all(f in node for f in fields):
+                    record = tuple(str(node[f]) for f in fields)
+                    found[record] = found.get(record, False) or bool(node is not owner and ids & alike) or any(
+                        _names_place(v, text) for v in node.values() if isinstance(v, str))
         named = [r for r, said in found.items() if said]
         if len(named) == 1 and tuple(str(args.get(f)) for f in fields) != named[0]:
             out.update(zip(fields, named[0]))

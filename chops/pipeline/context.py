@@ -147,6 +147,7 @@ class TurnContext:
     invalid_redone: bool = False  # a reply cut off or off the schema was already redone once this turn (Agent)
     barred: set[str] = field(default_factory=set)  # operations refused against a precondition: not offered again
     instead: str | None = None  # the write a redo must propose: the request's, for the record's state (tiers.redo)
+    refused: Candidate | None = None  # a plan refused against a precondition: the reply where the redo only answers
     insisting: bool = False  # the message repeats the last, which the operations route did not do (classifier)
     message: str | None = None  # the customer's whole message, where ``text`` is one request of it (pipeline.agenda)
     currency: str | None = None  # the pack's: the conversation's total of refunds and charges is said in it

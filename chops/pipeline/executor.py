@@ -31,7 +31,7 @@ from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.context import Candidate, Step, TurnContext
-from chops.pipeline.choices import arg_options, typed_ids
+from chops.pipeline.choices import arg_options
 from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
@@ -51,11 +51,12 @@ from chops.pipeline.prompting import fragment, messages, section, without_instru
 from chops.pipeline.repairs import repaired
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema
-from chops.pipeline.states import out_of_state
+from chops.pipeline.states import other_record, out_of_state
 from chops.pipeline.targets import others_named, refusal
 from chops.pipeline.together import taken_along
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.undo import undoing
+from chops.pipeline.walk import typed_ids
 from chops.pipeline.which import ask
 
 
@@ -241,9 +242,11 @@ class Executor:
         for s in writes:
             others += [who for who in others_named(self.api, ctx, s.args) if who not in others]
         # A write of products nobody named, a swap the request does not ask for (it asks to return or cancel), one
-        # against the price it asks for, or of a record in a state it does not take (nothing to ask the customer).
-        states = [out_of_state(self.operations[s.operation], s.args, seen, self.choices, ctx.text) if s.writes
-                  else None for s in steps]
+        # against the price it asks for, of a record in a state it does not take, or of none of the record the
+        # request types where a write like it takes that one (nothing to ask the customer).
+        states = [(out_of_state(self.operations[s.operation], s.args, seen, self.choices, ctx.text)
+                   or other_record(self.operations[s.operation], s.args, seen, self.choices, ctx.text))
+                  if s.writes else None for s in steps]
         unasked = next((r for s, state in zip(steps, states) if s.writes and (r := unasked_refusal(
             self.operations[s.operation], s.args, self.choices, ctx.text, ctx.user_texts, seen, ctx.message) or state)),
             None)

@@ -37,12 +37,12 @@ from typing import Any
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
-from chops.pipeline.choices import lines_of, paired, record_arg, typed_ids
+from chops.pipeline.choices import lines_of, paired, record_arg
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import Reader
 from chops.pipeline.several import COUNTS, EVERY_ZH, QUANTIFIERS, pattern
-from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, values_in
+from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, typed_ids, values_in
 
 _QUANTIFIER = pattern((*QUANTIFIERS, *COUNTS), (*EVERY_ZH, "每", "两"))
 _NOT_QUANTIFYING = re.compile(r"\b(?:all right|that'?s all|that is all|at all|all set|after all|all good)\b",

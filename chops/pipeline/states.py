@@ -1,16 +1,18 @@
 """The states a write takes: a record's state, as the look-ups show it, decides which operation a change is
 (``counterpart``: a pending order's item change, for a delivered order, is its exchange), whether the write can be
 done at all (``out_of_state``), and which records a look-up for a kind of write reads (``in_asked_states``); all from
-the operation's ``CHOICES_WHERE`` declaration."""
+the operation's ``CHOICES_WHERE`` declaration. And a write of a record the request types the id of goes to the
+operation that takes it (``other_record``: an order's address, not the default one)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from chops.domain.operations import Operation, named as named_kind
 from chops.domain.outcomes import Outcome, OperationResult
-from chops.pipeline.walk import record_fields
+from chops.pipeline.walk import alike_ids, record_fields, typed_ids, values_in
 
 
 def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
@@ -40,6 +42,32 @@ def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any], op
             return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION,
                                    message=f"{value} is {state}; this can only be done while it is "
                                            f"{' or '.join(allowed)}", data={"instead": other} if other else None)
+    return None
+
+
+def other_record(op: Operation, args: dict[str, Any], sources: Iterable[Any], operations: Iterable[Operation],
+                 request: str) -> OperationResult | None:
+    """A refusal of the write ``op`` where the ``request`` types the id of a record of the customer's that ``op`` takes
+    none of, and a write of the same kind with a word of ``op``'s name beside it (``modify`` … ``address``) takes
+    that record, where the request does not ask for ``op``'s as the customer's own ("my address"): its data's
+    ``instead`` names that write, and the plan is redone (``tiers.refused_plan``). Told "for
+    order #W…, change the address to be the same as order #W…", the 1.5B proposed the customer's default address
+    change (train task 78). Else None."""
+    # The ids typed as the record to change, not as the one whose value to take ("the same as order #W…").
+    sources = list(sources)
+    typed = {t.casefold() for t in typed_ids([request])} - {t.casefold() for t in alike_ids(request)}
+    mine = {frozenset(paths) for paths in op.choice_keys().values()}
+    for other in operations:
+        shared = (set(other.words) & set(op.words)) - {op.kind}  # "address"
+        if other.name == op.name or not other.writes or other.kind != op.kind or not shared \
+                or any(re.search(rf"\bmy\s+(?:[^\W\d_]+\s+)?{w}", request, re.IGNORECASE) for w in shared):
+            continue  # not a write like it, or one the request asks for as the customer's own ("my address")
+        for arg, paths in other.choice_keys().items():
+            said = [v for v in values_in(sources, paths) if str(v).casefold() in typed]
+            if said and frozenset(paths) not in mine:
+                return OperationResult(operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG,
+                                       message=f"you named {said[0]}, and this does not change it",
+                                       data={"instead": other.name})
     return None
 
 

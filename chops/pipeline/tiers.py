@@ -81,7 +81,8 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     (``refused_before``), is not offered to the retry: told that order #W… is delivered, the 1.5B model proposed
     the same item change again. Nor is a swap where another kind of change was asked for (``kinds.unasked_swap``):
     told "I also want to return the smart watch", the 1.5B proposed a skateboard's exchange twice (train task 91). A
-    refusal the request deserves still comes back as an answer saying why, which the verifier judges as ever. Where
+    refusal against a precondition that the redo only answers about is told in the platform's words (``ctx.refused``),
+    not the model's. Where
     the customer said what to do should their condition fail ("if it's under $200 exchange it; if not, return it"),
     that request replaces the turn's (the whole message stays ``ctx.message``) and the swap is barred: told the
     refusal and those words, the 1.5B wrote the refusal back and never proposed the return (train task 89)."""
@@ -95,6 +96,11 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     # The write the request named for the state the record is in ("cancel or return" of a delivered order): told why
     # the cancel was refused, the 1.5B wrote the refusal back as its answer (train task 14), so the redo must propose it.
     ctx.instead = _noted(refused, "instead")
+    if refused.result.outcome == Outcome.REFUSED_PRECONDITION and not said and not ctx.instead:
+        # Redone for another write; an answer instead says why this one was refused in the platform's words: told a
+        # refund cannot go to the card asked for, the 1.5B answered that the refund of a camera nobody named would
+        # go to the gift card, and the verifier passed it (train task 83).
+        ctx.refused = cand
     if said:  # the customer's own request for this case is the one carried out ("if not, return it")
         ctx.message, ctx.text = ctx.message or ctx.text, said
         # and the reply says why first: what the customer asked about ("the cheapest keyboard … costs $226.11")

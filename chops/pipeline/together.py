@@ -26,11 +26,11 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.pipeline.agenda import AGENDA
-from chops.pipeline.choices import lines_of, record_arg, typed_ids
+from chops.pipeline.choices import lines_of, record_arg
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import follow_ups
-from chops.pipeline.walk import lines_in, mentions, names_of, record_fields, values_in
+from chops.pipeline.walk import lines_in, mentions, names_of, record_fields, typed_ids, values_in
 
 
 def taken_along(ctx: TurnContext, fresh: list[Step], operations: Iterable[Operation],

@@ -176,3 +176,23 @@ def placed(values: list[str], noun: str, message: str) -> list[str]:
         if values and re.search(_PLACED.format(w=place, noun=re.escape(noun)), message, re.IGNORECASE):
             return [values[pick]]
     return values
+
+
+# An id as people type one: a run of letters, digits, '#', '_' or '-' holding a digit ("#W0001", "gift_card_7").
+_TYPED_ID = re.compile(r"#?[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
+
+
+def typed_ids(texts: Iterable[str]) -> list[str]:
+    """The id-like tokens (a digit in them, 3 characters or more) the customer typed, first seen first."""
+    return list(dict.fromkeys(m.group() for text in texts for m in _TYPED_ID.finditer(text) if len(m.group()) >= 3))
+
+
+# An id named as the one whose value to take: "the address to be the same as order #W0000001", "the same address as
+# #W0000001", "like the one on #W0000001", "my default address to the one on order #W0000001".
+_ALIKE = re.compile(r"\b(?:same (?:[^\W\d_]+ )?as|as (?:on|in|for|of|with)|like|the one (?:on|in|of|for|from))\s+"
+                    r"(?:(?:the|my)\s+)?(?:[^\W\d_]+\s+)?(#?[\w-]*\d[\w-]*)", re.IGNORECASE)
+
+
+def alike_ids(text: str) -> list[str]:
+    """The ids ``text`` names as the record whose value to take (``_ALIKE``), not the one to change."""
+    return [m.group(1) for m in _ALIKE.finditer(text)]

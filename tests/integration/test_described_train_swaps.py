@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 
-from chops.pipeline.choices import arg_options, typed_ids
+from chops.pipeline.choices import arg_options
+from chops.pipeline.walk import typed_ids
 from chops.pipeline.kinds import unasked_kind, unasked_refusal, unasked_write
 from chops.pipeline.unspoken import unspoken
 from chops.pipeline.which import unsure

@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import arg_options, typed_ids
+from chops.pipeline.choices import arg_options
+from chops.pipeline.walk import typed_ids
 from chops.pipeline.states import counterpart, out_of_state
 from chops.pipeline.each import EachOf
 from chops.pipeline.walk import values_at

@@ -111,6 +111,9 @@ def test_an_address_named_as_a_place_is_that_record_not_the_one_the_model_copied
                  "my NYC address or the Bend one, whichever is faster",  # two named: unsure
                  "the one in my nyc account", "use my Springfield address"]:  # "nyc" not as written; already it
         assert named_record(SHIP, home, sources, text) is None, text
+    for text in ["For order #W1, change the address to be the same as order #W3", "ship #W1 like the one on #W3"]:
+        assert named_record(SHIP, home, sources, text) == want, text  # the address of order #W3
+    assert named_record(SHIP, home, sources, "same as order #W9") is None  # no such order among theirs
     two_bends = [profile, ORDER, {"address": OTHER_BEND}]
     assert named_record(SHIP, home, two_bends, "to my Bend address") is None  # two addresses in Bend
 

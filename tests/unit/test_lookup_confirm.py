@@ -339,7 +339,7 @@ def test_a_plan_the_platform_refuses_is_redone_once_told_why(shop):
 
 
 @pytest.mark.parametrize("echoed", [False, True])
-def test_a_refusal_the_request_deserves_comes_back_as_an_answer_and_is_verified(shop, echoed):
+def test_a_refusal_the_redo_only_answers_about_is_told_in_the_platforms_words(shop, echoed):
     agent, api, llm, _, _ = shop
     to_system(llm)
     llm.enqueue("executor", call("GetOrder", order_id="#A2"))
@@ -351,8 +351,11 @@ def test_a_refusal_the_request_deserves_comes_back_as_an_answer_and_is_verified(
     llm.enqueue("executor", answer(said))
     llm.enqueue("verifier", verdict(9))
     result = agent.handle("ann", "exchange the red lamp in #A2 for i-green", turn_key="c1:1", conversation_id="c1")
-    assert result.reply.startswith("Order #A2 is still pending") and result.iterations == 2
-    assert "look-ups" not in result.reply
+    # The model's answer is not sent: the refusal is (a 1.5B answer about a refused refund named a product nobody had
+    # and the verifier passed it: train task 83).
+    assert result.reply.startswith("I couldn't do that: Only a delivered order can be exchanged.")
+    assert result.iterations == 2 and "still pending" not in result.reply and "look-ups" not in result.reply
+    assert result.outcome == "refused_precondition" and not result.committed
     assert llm.pending() == {} and api.audit == []
     # Refused against a precondition (the order's status), the operation is not offered to the retry.
     retry = [schema for role, _, schema in llm.calls if role == "executor"][-1]

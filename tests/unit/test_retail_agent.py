@@ -16,7 +16,7 @@ from chops.pending import PendingChanges
 from chops.pipeline import Agent
 from chops.settings import get_settings
 from tests.unit.pipeline_support import FakeIndex, answering, call, plan, prompt_text, to_system, verdict
-from tests.unit.retail_support import MIA, balance, load_shop, order
+from tests.unit.retail_support import MIA, balance, load_shop, order, shop_document
 from tests.unit.test_lookup_confirm import YES, Approvals
 
 
@@ -512,3 +512,50 @@ def test_a_cancel_asked_for_one_item_of_an_order_tells_the_customer_and_writes_n
                             "#T0000001 also holds the Scarf, so it cannot be done for the Kettle alone.")
     assert not [s for s in result.trace["steps"] if s.get("role") == "redo"]  # told as it is: no redo, no verifier
     assert loader.export(engine) == before and llm.pending() == {}
+
+
+@pytest.mark.parametrize("message", [
+    "For order #T0000001, change the address to be the same as order #T0000002.",
+    "Please ship #T0000001 to the same address as #T0000002",
+])
+def test_an_orders_address_asked_for_is_not_the_default_address_and_takes_the_address_named(sqlite_url, message):
+    document = shop_document()
+    harbor = {"address1": "5 Harbor St", "address2": "Apt 2", "city": "Portside", "country": "USA", "state": "ZZ",
+              "zip": "33333"}
+    document["orders"]["#T0000002"]["address"] = harbor
+    engine, api = load_shop(sqlite_url, document)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    before = loader.export(engine)
+    to_system(llm)  # the model proposes the customer's default address change, to the default address itself
+    llm.enqueue("executor", call("modify_user_address", address1="7 Lark Street", address2="Unit 2", city="Testville",
+                                 state="ZZ", country="USA", zip="11111"))
+    to_system(llm, fresh=False)  # then the order's, with the default address copied again
+    llm.enqueue("executor", call("modify_pending_order_address", order_id="#T0000001", address1="7 Lark Street",
+                                 address2="Unit 2", city="Testville", state="ZZ", country="USA", zip="11111"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, message, turn_key="h:1", conversation_id="h")
+    assert "you named #T0000001, and this does not change it" in prompt_text(llm, "executor", 1)
+    assert "modify_pending_order_address" in _offered(llm, 1) and "modify_user_address" not in _offered(llm, 1)
+    assert "cancel_pending_order" not in _offered(llm, 1)  # the redo is offered that write alone
+    assert result.outcome == "pending_confirmation" and result.operation == "modify_pending_order_address"
+    assert result.args == {"order_id": "#T0000001", **harbor}  # order #T0000002's, not the one copied
+    assert loader.export(engine) == before and llm.pending() == {}
+    engine.dispose()
+
+
+def test_a_default_address_change_asked_for_as_the_customers_own_stays_with_an_order_typed():
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.states import other_record
+    home = OPERATIONS["modify_user_address"]
+    address = {"address1": "5 Harbor St", "address2": "", "city": "Portside", "country": "USA", "state": "ZZ",
+               "zip": "33333"}
+    profile = {"orders": ["#T0000001", "#T0000002"], "statuses": [{"order_id": "#T0000001", "status": "pending"}]}
+    refused = other_record(home, address, [profile], OPERATIONS.values(), "For #T0000001, change the address to it")
+    assert refused.data == {"instead": "modify_pending_order_address"}
+    for request in ["Change my default address to the one on order #T0000002",  # the order whose address to take
+                    "Make it my address and ship #T0000001 there",  # the customer's own too
+                    "Change the address to 5 Harbor St, Portside"]:  # no order typed
+        assert other_record(home, address, [profile], OPERATIONS.values(), request) is None, request
+    assert other_record(OPERATIONS["modify_pending_order_address"], {**address, "order_id": "#T0000001"}, [profile],
+                        OPERATIONS.values(), "For #T0000001, change the address to it") is None  # takes the order
