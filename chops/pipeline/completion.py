@@ -76,9 +76,10 @@ _NAMED_AS = (r"(?:\b{name}\b(?:\s+[\w-]+){{0,2}}?\s+(?:{place})\b|\bto (?:my|the
 def named_record(op: Operation, args: dict[str, Any], sources: Iterable[Any], text: str) -> dict[str, Any] | None:
     """``args`` with a ``CHOICES_RECORD`` group replaced by the one record of ``sources`` that ``text`` names as a
     place by a text of it (``_names_place``: the city, the state, or a text the record holds beside its parts, such as
-    the city's nickname) or by its owner's id ("the same as order #W0000001": ``walk.alike_ids``), where the group proposed
-    is another record; None when nothing changes, or where the text names several such records. Told "my laptop order to my NYC address", the 1.5B wrote the default Houston
-    address, and the customer's yes sent the order back there (train task 112)."""
+    the city's nickname) or by its owner's id ("the same as order #W0000001": ``walk.alike_ids``), where the group
+    proposed is another record; None when nothing changes, or where the text names several such records. Told "my
+    laptop order to my NYC address", the 1.5B wrote the default Houston address, and the customer's yes sent the
+    order back there (train task 112)."""
     out, sources = dict(args), list(sources)
     alike = {i.casefold() for i in alike_ids(text)}
     for fields in op.choice_records().values():
