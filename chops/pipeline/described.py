@@ -42,9 +42,19 @@ def features(description: str) -> list[str]:
     return [f for f in (_LABEL.sub("", p).strip() for p in _PARTS.split(description)) if f]
 
 
+# A unit after a number as customers and shops spell it: "a 4 foot one", "4-feet" and "4 ft" (train task 88: the 1.5B
+# chose a 6 ft bookshelf for "4 foot"), "2 liters" and "2 litre".
+_UNITS = ((re.compile(r"(\d) ?(?:feet|foot|ft)\b"), r"\1 ft"), (re.compile(r"(\d) ?(?:liters?|litres?)\b"), r"\1 l"),
+          (re.compile(r"(\d) ?(?:inches|inch)\b"), r"\1 inch"))
+
+
 def _plain(text: str) -> str:
-    """Lower-case words split at anything else, a plural's "s" cut ("2 liters", "2 liter")."""
-    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _NON_WORD.sub(" ", text.lower()).split())
+    """Lower-case words split at anything else, a unit after a number in one spelling (``_UNITS``), a plural's "s"
+    cut ("2 pieces", "2 piece")."""
+    text = _NON_WORD.sub(" ", text.lower())
+    for unit, spelling in _UNITS:
+        text = unit.sub(spelling, text)
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in text.split())
 
 
 # A size's letters as a customer says them: "a medium one" is size M (train task 23); "extra large" is read as "xl"

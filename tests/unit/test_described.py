@@ -215,3 +215,14 @@ def test_the_executor_is_offered_only_the_kettle_the_customer_describes(shop):  
     assert "k-red-1l" in new
     assert not any(other in new for other in ("k-steel-1l", "k-steel-2l", "k-glass-1l"))
     assert llm.pending() == {}
+
+
+def test_a_unit_after_a_number_is_read_in_any_of_its_spellings():
+    shelf = "material: glass, color: white, height: 4 ft; $531.22; available"
+    for said in ["a 4 foot one", "four feet? no, a 4-feet one", "the 4ft shelf"]:
+        assert "4 ft" in mentioned_features(shelf, [said]), said
+    assert "4 ft" not in mentioned_features(shelf, ["a 5 foot one, 4 shelves"])
+    kettle = "capacity: 2 liters, material: steel"
+    assert mentioned_features(kettle, ["the 2 litre kettle"]) == {"2 liters"}
+    assert mentioned_features(kettle, ["the 2L kettle"]) == {"2 liters"}
+    assert mentioned_features("screen size: 15-inch", ["a 15 inches screen"]) == {"15-inch"}
