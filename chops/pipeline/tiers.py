@@ -103,6 +103,9 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
         ctx.refused = cand
     if said:  # the customer's own request for this case is the one carried out ("if not, return it")
         ctx.message, ctx.text = ctx.message or ctx.text, said
+        # and the one a value asked for completes next turn (``agenda.plan``): with the request before it, the
+        # refused swap was proposed again and the cancel's reason asked for again (train task 88).
+        ctx.trace.info["request"] = said
         # and the reply says why first: what the customer asked about ("the cheapest keyboard … costs $226.11")
         why = refused.result.message.split("; for that case")[0]
         ctx.trace.info["told"] = f"{why[0].upper()}{why[1:]}."
