@@ -5,8 +5,8 @@ one": a 1.5B model, shown the whole message, proposes one of the changes and the
 the customer says no, and the rest of what they asked for is never done. So, where a domain pack asks for it
 (``DomainPack.split_requests``: a shop whose every write waits for the customer's yes), a new message that may hold
 several requests is first split by the model into self-contained requests (``Requests``; a split with a request
-made of other words than the message's is not taken), and the turn handles the first as if it were the message.
-What is left is the turn's agenda (kept in its trace): once a request is done (committed on the customer's yes,
+made of other words than the message's, or that loses an id the message typed, is not taken), and the turn handles
+the first as if it were the message. What is left is the turn's agenda (kept in its trace): once a request is done (committed on the customer's yes,
 answered, or refused with a reason) the next is taken up in the same turn, and its reply follows the last one's
 ("Done: … Here is what I will do next: … Shall I go ahead?"). A request that waits for the customer (a change to
 confirm, a value to give) keeps the rest on the agenda until they answer; a "no", a "never mind", a hand-off or a new
@@ -26,7 +26,7 @@ from chops.pipeline.prompting import messages
 from chops.pipeline.relative import COMPARING
 from chops.pipeline.schemas import MAX_REQUESTS, Requests
 from chops.pipeline.trace import Trace
-from chops.pipeline.walk import stems
+from chops.pipeline.walk import stems, typed_ids
 from chops.records import TurnRecord, TurnResult
 
 AGENDA = "agenda"  # the trace key of the requests still to do, in order
@@ -62,6 +62,13 @@ def split(llm: LLM, text: str, trace: Trace) -> list[str]:
     step["requests"] = parts
     if len(parts) > 1 and not all(_from(part, text) for part in parts):
         step["invented"] = True  # a request the message does not hold: the message is handled whole
+        return [text]
+    lost = set(typed_ids([text])) - set(typed_ids(parts))
+    if len(parts) > 1 and lost:
+        # An id the message typed that no request holds: "For order #W…, change the address to be the same as order
+        # #W…" split as "Change the address to be the same as order #W…", and the default address was changed
+        # (train task 78). The message is handled whole.
+        step["lost"] = sorted(lost)
         return [text]
     return parts if len(parts) > 1 else [text]
 

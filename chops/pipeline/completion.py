@@ -27,6 +27,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.pipeline.choices import Options
+from chops.pipeline.fallbacks import before_otherwise
 from chops.pipeline.walk import alike_ids, records, stems, values_at
 
 
@@ -199,8 +200,9 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
 def named_options(operations: Iterable[Operation], options: Options, sources: Iterable[Any],
                   texts: Iterable[str]) -> Options:
     """``options`` (``choices.arg_options``) with each ``CHOICES_SAID`` argument offered only the values the customer's
-    ``texts`` name (``unnamed``), where they name some: told "my PayPal account", the 1.5B chose the card again, four
-    times, each dropped and asked for again (train task 52)."""
+    ``texts`` name (``unnamed``), where they name some, and of those the ones named first, where others are named only
+    for a failed condition: told "my PayPal account", the 1.5B chose the card again, four times, each dropped and
+    asked for again (train task 52)."""
     by_name = {op.name: op for op in operations}
     sources, texts = list(sources), list(texts)
     out = []
@@ -211,8 +213,13 @@ def named_options(operations: Iterable[Operation], options: Options, sources: It
             held = _held(op, arg, sources)
             own = {original(op, arg, {spec["in"]: v}, sources, texts)
                    for spec in op.choice_original().values() for v in _within(options, name, spec["in"])}
-            values = tuple(v for v in values if v in held and (v in own or not unnamed(op, {arg: v}, sources, texts))
-                           ) or values
+            def named(value: str, said: list[str]) -> bool:
+                return value in held and (value in own or not unnamed(op, {arg: value}, sources, said))
+            values = tuple(v for v in values if named(v, texts)) or values
+            # Of those, the ones named before the words for a failed condition ("my gift card; if that's not possible,
+            # my credit card": the 1.5B chose the card, train task 58).
+            first = [before_otherwise(t) for t in texts]
+            values = tuple(v for v in values if named(v, first)) or values
         out.append((name, arg, values, groups))
     return tuple(out)
 

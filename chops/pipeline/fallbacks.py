@@ -34,8 +34,20 @@ _ALTERNATIVE = re.compile(r"^(?:then |maybe |perhaps )?(?:an? |the )?\S*\d\S*(?:
 def otherwise(texts: Iterable[str]) -> str | None:
     """The customer's own words for what to do where the condition of a change fails ("if not, return it"), from
     the first of ``texts`` that has some (not an alternative value ranked next: ``_ALTERNATIVE``); else None."""
-    return next((found.group(0).strip()[:160] for text in texts for found in _OTHERWISE.finditer(text)
-                 if not _ALTERNATIVE.match(_LEAD.sub("", found.group(0).strip(), count=1).strip())), None)
+    return next((found.group(0).strip()[:160] for text in texts if (found := _for_failure(text))), None)
+
+
+def _for_failure(text: str) -> re.Match | None:
+    """The first words of ``text`` for what to do where a condition fails that are no alternative ranked next."""
+    return next((m for m in _OTHERWISE.finditer(text)
+                 if not _ALTERNATIVE.match(_LEAD.sub("", m.group(0).strip(), count=1).strip())), None)
+
+
+def before_otherwise(text: str) -> str:
+    """``text`` up to the customer's words for what to do where a condition fails ("my gift card; if that's not
+    possible, my credit card" is "my gift card; ")."""
+    found = _for_failure(text)
+    return text[:found.start()] if found else text
 
 
 def fallback(op: Operation, args: Mapping[str, Any], said: str, sources: Iterable[Any]) -> str:

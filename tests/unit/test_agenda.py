@@ -135,6 +135,7 @@ def test_a_split_that_is_no_list_of_requests_leaves_the_message_whole(shop):
     "Refund the kettle to a new gift card and upgrade the chair.",  # nothing in the message asks for that
     "Ship order #T0000001 to my cheaper home address.",  # its words but one, and that one compares
     "Never ship order #T0000001 to my home address.",  # its words but one, and that one turns it around
+    "Ship the order to my home address.",  # the order the message typed is lost
 ])
 def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop, second):
     agent, engine, llm = shop
@@ -186,7 +187,7 @@ def test_a_request_that_pays_a_difference_or_adds_a_change_of_its_own_stays_a_re
 @pytest.mark.parametrize("first", [True, False])
 def test_a_request_split_off_a_message_is_never_declined_as_off_topic(shop, first):
     agent, _, llm = shop
-    question = "Is it still in transit?"
+    question = "Is order #T0000004 still in transit?"
     llm.enqueue("executor", {"requests": [question, CANCEL] if first else [CANCEL, question]})
     history = []
     if not first:  # the cancel first, described; the yes takes up the question

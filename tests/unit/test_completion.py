@@ -194,6 +194,11 @@ def test_the_grammar_offers_only_the_payment_method_the_customer_named():
     assert methods["payment_method_id"] == ("paypal_mia",)
     unnamed_yet = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, ["pay another way"])}
     assert set(unnamed_yet["payment_method_id"]) == {"gift_card_mia", "credit_card_mia", "paypal_mia"}
+    for said, offered in [("My gift card please; if that's not possible, my credit card", ("gift_card_mia",)),
+                          ("Gift card or credit card, whichever", ("gift_card_mia", "credit_card_mia")),
+                          ("If that isn't possible, the credit card", ("credit_card_mia",))]:  # none before it
+        named = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, [said])}
+        assert named["payment_method_id"] == offered, said
 
 
 SWAP = OPERATIONS["exchange_delivered_order_items"]
