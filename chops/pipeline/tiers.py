@@ -101,10 +101,11 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
         # refund cannot go to the card asked for, the 1.5B answered that the refund of a camera nobody named would
         # go to the gift card, and the verifier passed it (train task 83).
         ctx.refused = cand
-    if said:  # the customer's own request for this case is the one carried out ("if not, return it")
+    if said and said not in ctx.text:  # the customer's own request for this case is carried out ("if not, return it")
         ctx.message, ctx.text = ctx.message or ctx.text, said
-        # and the one a value asked for completes next turn (``agenda.plan``): with the request before it, the
-        # refused swap was proposed again and the cancel's reason asked for again (train task 88).
+        # and the one a value asked for completes next turn (``agenda.plan``; as it is, with the answer, where the
+        # swap is proposed and refused again): with the request before it, or the fallback alone, the cancel's reason
+        # was asked for again and again (train task 88).
         ctx.trace.info["request"] = said
         # and the reply says why first: what the customer asked about ("the cheapest keyboard … costs $226.11")
         why = refused.result.message.split("; for that case")[0]

@@ -564,7 +564,7 @@ def test_a_default_address_change_asked_for_as_the_customers_own_stays_with_an_o
 def test_a_fallback_asking_for_a_value_is_completed_next_turn_not_the_refused_swap(shop):
     agent, engine, llm = shop
     before = loader.export(engine)
-    message = "Change the kettle of #T0000001 to the glass one if it's under $30; if not, cancel the order"
+    message = "Change the kettle of #T0000001 to a glass one, same capacity, if it's under $30; if not, cancel it"
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
     llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
@@ -575,12 +575,16 @@ def test_a_fallback_asking_for_a_value_is_completed_next_turn_not_the_refused_sw
     llm.enqueue("verifier", verdict(9))
     asked = agent.handle(MIA, message, turn_key="fb:1", conversation_id="fb")
     assert asked.outcome == "refused_missing_args" and asked.operation == "cancel_pending_order"
-    answering(llm)
+    answering(llm)  # the model proposes the refused swap again, then the cancel with the reason given
+    llm.enqueue("executor", call("modify_pending_order_items", order_id="#T0000001", item_ids=["k-steel-1l"],
+                                 new_item_ids=["k-glass-1l"], payment_method_id="credit_card_mia"))
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000001", reason="ordered by mistake"))
     llm.enqueue("verifier", verdict(9))
     result = agent.handle(MIA, "I ordered it by mistake", history=[asked.to_record(message)], turn_key="fb:2",
                           conversation_id="fb")
-    request = prompt_text(llm, "executor", -1).split("Message: ")[-1]
-    assert request.startswith("Cancel the order: the Kettle of #T0000001 I ordered it by mistake")  # not the swap
+    for n in (-2, -1):  # the fallback with the answer, not the swap asked before, nor the fallback alone
+        request = prompt_text(llm, "executor", n).split("Message: ")[-1]
+        assert request.startswith("Cancel it: the Kettle of #T0000001 I ordered it by mistake"), n
+    assert "You asked for one" not in result.reply  # why the fallback was taken was said in the turn before
     assert result.outcome == "pending_confirmation" and result.operation == "cancel_pending_order"
     assert loader.export(engine) == before and llm.pending() == {}
