@@ -25,6 +25,7 @@ from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, TurnContext, since_cancel
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
+from chops.pipeline.lookups import fields_asked
 from chops.pipeline.plans import ApprovalQueue, carry_out
 from chops.pipeline.prompting import fragment, pack_prompts, system_part, without_instructions
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
@@ -227,9 +228,12 @@ class Agent:
                 self._escalate(ctx, "verifier")
         # An answer stating numbers it was not given is never sent: "$60.78 to be refunded (Source: policy.md)" was
         # chosen after three such attempts, the source made up too (train task 95).
-        candidates = [c for c in candidates if not c.invented]
-        if not candidates:  # every attempt invalid or invented: nothing to say or run (the customer hears an apology)
-            return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system"), False
+        kept = [c for c in candidates if not c.invented]
+        if not kept:  # every attempt invalid or invented: nothing to run; what the look-ups say of what was asked,
+            # else nothing to say (the customer hears an apology)
+            said = fields_asked(ctx.text, candidates[-1].lookups) if candidates else None
+            return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system", answer=said), False
+        candidates = kept
         with self.llm.at_tier(ctx.tier):
             chosen = self.chooser.choose(ctx, candidates)
         trace.info["chosen_iteration"] = chosen.iteration

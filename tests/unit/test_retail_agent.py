@@ -588,3 +588,23 @@ def test_a_fallback_asking_for_a_value_is_completed_next_turn_not_the_refused_sw
     assert "You asked for one" not in result.reply  # why the fallback was taken was said in the turn before
     assert result.outcome == "pending_confirmation" and result.operation == "cancel_pending_order"
     assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_a_question_whose_every_answer_invents_a_number_is_answered_from_the_fields_it_names(sqlite_url):
+    from chops.pipeline.context import Step
+    from chops.pipeline.lookups import fields_asked
+    engine, api = load_shop(sqlite_url)
+    llm = ScriptedLLM()
+    settings = get_settings().model_copy(update={"max_iterations": 1})
+    agent = Agent(api, llm, settings, FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your order's total is $99.99."}]})
+    result = agent.handle(MIA, "What's the total of order #T0000002 now?", turn_key="t:1", conversation_id="t")
+    assert "99.99" not in result.reply and result.reply.startswith("#T0000002: total: 120.0")
+    assert llm.pending() == {}
+    engine.dispose()
+    read = Step(operation="get_order_details", proposed_args={}, args={"order_id": "#T1"}, result=api.call(
+        "get_order_details", MIA, {"order_id": "#T0000002"}))
+    assert fields_asked("what's its status and total?", [read]) == "#T1: status: pending; total: 120.0"
+    assert fields_asked("how much was it?", [read]) is None  # no field named by its key: the apology, as before
