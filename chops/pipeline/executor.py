@@ -48,7 +48,7 @@ from chops.pipeline.lookups import (
     seen_data,
 )
 from chops.pipeline.prompting import fragment, messages, section, without_instructions
-from chops.pipeline.repairs import repaired
+from chops.pipeline.repairs import not_of_sources, repaired
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema
 from chops.pipeline.states import other_record, out_of_state
@@ -235,6 +235,7 @@ class Executor:
             s = repaired(self.operations, ctx, name, proposed, known, seen, step)
             if not any((t.operation, t.args) == (s.operation, s.args) for t in steps):  # the same call twice: one
                 steps.append(s)
+        steps = not_of_sources(steps, ctx.text, step)  # "the same address as order #W…": that order is not changed
         reader = Reader(self.api, self.operations, ctx.nickname, lookups, seen)  # records a repair reads for itself
         steps = fan_out(self.api, self.operations, ctx, steps, reader, step)  # "all my pending orders"
         writes = [s for s in steps if s.writes]

@@ -28,6 +28,7 @@ from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_but, all_of_them, with_dropped
 from chops.pipeline.which import meant as described_line
+from chops.pipeline.walk import only_alike
 
 
 def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, proposed: dict[str, Any],
@@ -109,3 +110,16 @@ def _kept(ctx: TurnContext, name: str, proposed: dict[str, Any]) -> dict[str, An
         return isinstance(value, str) and bool(token_spans(value, ctx.text, ignore_case=True))
     out = {k: v if last.args.get(k) is None or typed(v) else last.args[k] for k, v in proposed.items()}
     return out if out != proposed else None
+
+
+def not_of_sources(steps: list[Step], text: str, step: dict[str, Any]) -> list[Step]:
+    """``steps`` without the writes of a record ``text`` names only as the one whose value to take ("the same address
+    as order #W…": ``walk.only_alike``), where other steps remain (noted in ``step``). Told "for order #W…, change the
+    address to be the same as order #W…", the 1.5B changed both orders' addresses, and the plan was refused with the
+    cancelled one (train task 78)."""
+    source = only_alike(text)
+    sourced = [s for s in steps if s.writes and any(str(v) in source for v in s.args.values())]
+    if not sourced or len(sourced) == len(steps):
+        return steps
+    step["source_only"] = [{"operation": s.operation, "args": s.args} for s in sourced]
+    return [s for s in steps if s not in sourced]

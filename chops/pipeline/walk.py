@@ -188,11 +188,17 @@ def typed_ids(texts: Iterable[str]) -> list[str]:
 
 
 # An id named as the one whose value to take: "the address to be the same as order #W0000001", "the same address as
-# #W0000001", "like the one on #W0000001", "my default address to the one on order #W0000001".
-_ALIKE = re.compile(r"\b(?:same (?:[^\W\d_]+ )?as|as (?:on|in|for|of|with)|like|the one (?:on|in|of|for|from))\s+"
-                    r"(?:(?:the|my)\s+)?(?:[^\W\d_]+\s+)?(#?[\w-]*\d[\w-]*)", re.IGNORECASE)
+# #W0000001", "like the one on #W0000001", "my default address to the one on order #W0000001", "address as #W0000001".
+_ALIKE = re.compile(r"\b(?:(?:same (?:[^\W\d_]+ )?as|as (?:on|in|for|of|with)|like|the one (?:on|in|of|for|from))\s+"
+                    r"(?:(?:the|my)\s+)?(?:[^\W\d_]+\s+)?|as\s+)(#?[\w-]*\d[\w-]*)", re.IGNORECASE)
 
 
 def alike_ids(text: str) -> list[str]:
     """The ids ``text`` names as the record whose value to take (``_ALIKE``), not the one to change."""
     return [m.group(1) for m in _ALIKE.finditer(text)]
+
+
+def only_alike(text: str) -> set[str]:
+    """The ids ``text`` types only as the record whose value to take (``alike_ids``), never as one to change."""
+    alike = alike_ids(text)
+    return {i for i in alike if text.count(i) == alike.count(i)}

@@ -263,3 +263,21 @@ def test_a_cancel_reason_the_customer_did_not_give_is_asked_for(shop):  # noqa: 
         "reason"]
     # In Chinese the words cannot tell: the model's reading stands (asked again, the customer could never answer it).
     assert unnamed(cancel, {"order_id": "#T0000002", "reason": "no longer needed"}, [], ["取消订单，不需要了"]) == []
+
+
+def test_a_write_of_the_record_named_only_as_the_source_of_a_value_is_dropped():
+    from chops.pipeline.context import Step
+    from chops.pipeline.repairs import not_of_sources
+    from chops.pipeline.walk import only_alike
+
+    def ship(order_id):
+        return Step(operation=SHIP.name, proposed_args={}, args={**HOME, "order_id": order_id}, writes=True)
+    assert only_alike("#W1: address as #W3, and cancel #W2") == {"#W3"}
+    assert only_alike("For order #W1, change the address to be the same as order #W3") == {"#W3"}
+    assert only_alike("ship #W1 like the one on #W3, then cancel #W3") == set()  # #W3 is changed too
+    assert only_alike("as soon as order #W1 ships, cancel #W2") == set()
+    step: dict = {}
+    text = "For order #W1, change the address to be the same as order #W3"
+    kept = not_of_sources([ship("#W3"), ship("#W1")], text, step)
+    assert [s.args["order_id"] for s in kept] == ["#W1"] and step["source_only"][0]["args"]["order_id"] == "#W3"
+    assert [s.args["order_id"] for s in not_of_sources([ship("#W3")], text, {})] == ["#W3"]  # nothing else: kept
