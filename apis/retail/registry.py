@@ -59,6 +59,11 @@ NOT_PAYING = ("difference", "extra", "additional", "refund", "差价", "退款")
 # the order's own address for "change the boots in my pending order to size 8" (train task 15; 11, 19).
 ADDRESSING = ("address", "ship", "send", "sent", "street", "avenue", "road", "move", "moving", "live", "house",
               "home", "地址", "寄", "送", "搬")
+# The customer's own (default) address only where they speak of it as theirs, not an order's: "for order #W…, change the
+# address to be the same as order #W…" and "my laptop order to my NYC address" had the 1.5B change the default address
+# (train tasks 78, 112), and the customer's yes committed it.
+OWN_ADDRESS = ("default", "my address", "my own address", "my home address", "profile", "account", "on file",
+               "moved", "moving", "live", "默认", "我的地址", "搬")
 
 
 # The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them
@@ -105,7 +110,7 @@ _OPS = [
     _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
            "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER),
     _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",
-           a.AddressArgs, w.modify_user_address, ("get_user_details",), asked_by=ADDRESSING),
+           a.AddressArgs, w.modify_user_address, ("get_user_details",), asked_by=OWN_ADDRESS),
 ]
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in _OPS}

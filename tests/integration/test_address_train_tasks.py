@@ -6,6 +6,9 @@ other address of theirs agrees with that part; and never to another address."""
 
 from __future__ import annotations
 
+import json
+
+from apis.retail.registry import OPERATIONS
 from chops.pipeline.completion import completed, named_record
 from tests.integration.train_support import train_actions
 
@@ -56,3 +59,17 @@ def test_an_address_named_as_a_place_is_the_one_the_reference_ships_to(shop, ret
                 named.add(task_id)
     assert wrong == []
     assert len(named) >= 6, named  # 78, 87, 96, 103, 104 and 112 when this was written
+
+
+def test_the_customers_own_address_change_is_offered_where_a_train_task_changes_it(retail_dir):
+    """The customer's own address change is offered (``Operation.asked_by``) for each train task whose reference
+    changes it, by its opening or its script's default words; of those that change an order's only, for few."""
+    scripts = {s["task_id"]: s for s in json.loads((retail_dir / "users" / "train.json").read_text())["scripts"]}
+    own = OPERATIONS["modify_user_address"]
+    changed: dict[str, set[str]] = {}
+    for task_id, _, _, action in train_actions(retail_dir, ("modify_pending_order_address", "modify_user_address")):
+        changed.setdefault(task_id, set()).add(action["name"])
+    offered = {t for t in changed if own.asked_in([scripts[t]["opening"], scripts[t]["default"]])}
+    assert {t for t, names in changed.items() if "modify_user_address" in names} <= offered
+    # 72, 103 and 104 ship an order to "my default … address" when this was written: offered, the model chooses
+    assert len(offered - {t for t, names in changed.items() if "modify_user_address" in names}) <= 3, offered

@@ -106,31 +106,34 @@ def _offered(llm: ScriptedLLM, index: int) -> str:
     return json.dumps([c for c in llm.calls if c[0] == "executor"][index][2].model_json_schema())
 
 
-@pytest.mark.parametrize("message, paying, addressing", [
-    ("Change the kettle in my pending order #T0000001 to the glass one", False, False),
-    ("Please cancel order #T0000002, I ordered it by mistake", False, False),
-    ("Can I pay order #T0000001 with my gift card instead?", True, False),
-    ("Paying #T0000001 by PayPal would suit me better", True, False),
-    ("Please charge #T0000001 to my other method", True, False),
-    ("Also cancel the charger in #T0000001, it goes with the tablet", False, False),  # a charger is no payment
+@pytest.mark.parametrize("message, paying, addressing, own", [
+    ("Change the kettle in my pending order #T0000001 to the glass one", False, False, False),
+    ("Please cancel order #T0000002, I ordered it by mistake", False, False, False),
+    ("Can I pay order #T0000001 with my gift card instead?", True, False, False),
+    ("Paying #T0000001 by PayPal would suit me better", True, False, False),
+    ("Please charge #T0000001 to my other method", True, False, False),
+    ("Also cancel the charger in #T0000001, it goes with the tablet", False, False, False),  # a charger: no payment
     # A swap's price difference is no payment change (train task 21).
-    ("Change the kettle in #T0000001 to the glass one and use my gift card for any extra charge", False, False),
-    ("Glass kettle for #T0000001 please, PayPal for the difference", False, False),
-    ("订单 #T0000001 我想用礼品卡付款", True, False),
+    ("Change the kettle in #T0000001 to the glass one and use my gift card for any extra charge", False, False,
+     False),
+    ("Glass kettle for #T0000001 please, PayPal for the difference", False, False, False),
+    ("订单 #T0000001 我想用礼品卡付款", True, False, False),
     # Where a refund goes is no payment change either (train task 13).
-    ("Please return the scarf from #T0000003, I'd prefer the refund on PayPal", False, False),
-    ("退掉订单 #T0000003 的围巾，退款到我的礼品卡", False, False),
-    ("Ship my pending order #T0000001 to 5 Oak Road, Testville", False, True),
-    ("I moved house: my new address is 5 Oak Road", False, True),
-    ("请把订单 #T0000001 寄到我的新地址", False, True),
+    ("Please return the scarf from #T0000003, I'd prefer the refund on PayPal", False, False, False),
+    ("退掉订单 #T0000003 的围巾，退款到我的礼品卡", False, False, False),
+    ("Ship my pending order #T0000001 to 5 Oak Road, Testville", False, True, False),  # an order's, not theirs
+    ("I moved house: my new address is 5 Oak Road", False, True, True),
+    ("请把订单 #T0000001 寄到我的新地址", False, True, False),
+    ("Please update my address to 5 Oak Road, Testville", False, True, True),
+    ("For #T0000001, the address should be the same as order #T0000002", False, True, False),
 ])
 def test_a_payment_or_address_change_is_offered_only_where_the_customer_speaks_of_it(shop, message, paying,
-                                                                                     addressing):
+                                                                                     addressing, own):
     agent, _, llm = shop
     look_up_and_answer(agent, llm, message, "#T0000001")
     assert ("modify_pending_order_payment" in _offered(llm, 0)) is paying
     assert ("modify_pending_order_address" in _offered(llm, 0)) is addressing
-    assert ("modify_user_address" in _offered(llm, 0)) is addressing
+    assert ("modify_user_address" in _offered(llm, 0)) is own  # their default address: only as their own
     assert "cancel_pending_order" in _offered(llm, 0)  # the other writes stay offered
 
 
@@ -515,8 +518,8 @@ def test_a_cancel_asked_for_one_item_of_an_order_tells_the_customer_and_writes_n
 
 
 @pytest.mark.parametrize("message", [
-    "For order #T0000001, change the address to be the same as order #T0000002.",
-    "Please ship #T0000001 to the same address as #T0000002",
+    "For order #T0000001, change the address to be the same as order #T0000002; the default one stays.",
+    "Please ship #T0000001 to the same address as #T0000002, not to my default one",
 ])
 def test_an_orders_address_asked_for_is_not_the_default_address_and_takes_the_address_named(sqlite_url, message):
     document = shop_document()
