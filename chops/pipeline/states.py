@@ -12,7 +12,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named as named_kind
 from chops.domain.outcomes import Outcome, OperationResult
-from chops.pipeline.walk import alike_ids, record_fields, typed_ids, values_in
+from chops.pipeline.walk import only_alike, record_fields, typed_ids, values_in
 
 
 def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
@@ -50,12 +50,12 @@ def other_record(op: Operation, args: dict[str, Any], sources: Iterable[Any], op
     """A refusal of the write ``op`` where the ``request`` types the id of a record of the customer's that ``op`` takes
     none of, and a write of the same kind with a word of ``op``'s name beside it (``modify`` … ``address``) takes
     that record, where the request does not ask for ``op``'s as the customer's own ("my address"): its data's
-    ``instead`` names that write, and the plan is redone (``tiers.refused_plan``). Told "for
-    order #W…, change the address to be the same as order #W…", the 1.5B proposed the customer's default address
-    change (train task 78). Else None."""
-    # The ids typed as the record to change, not as the one whose value to take ("the same as order #W…").
+    ``instead`` names that write, and the plan is redone (``tiers.refused_plan``). Told "for order #W…, change the
+    address to be the same as order #W…", the 1.5B proposed the customer's default address change (train task 78).
+    Else None."""
+    # The ids typed as the record to change, not only as the one whose value to take ("the same as order #W…").
     sources = list(sources)
-    typed = {t.casefold() for t in typed_ids([request])} - {t.casefold() for t in alike_ids(request)}
+    typed = {t.casefold() for t in typed_ids([request])} - {t.casefold() for t in only_alike(request)}
     mine = {frozenset(paths) for paths in op.choice_keys().values()}
     for other in operations:
         shared = (set(other.words) & set(op.words)) - {op.kind}  # "address"
