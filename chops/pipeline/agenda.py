@@ -5,8 +5,8 @@ one": a 1.5B model, shown the whole message, proposes one of the changes and the
 the customer says no, and the rest of what they asked for is never done. So, where a domain pack asks for it
 (``DomainPack.split_requests``: a shop whose every write waits for the customer's yes), a new message that may hold
 several requests is first split by the model into self-contained requests (``Requests``; a split with a request
-made of other words than the message's, or that loses an id the message typed, is not taken), and the turn handles
-the first as if it were the message. What is left is the turn's agenda (kept in its trace): once a request is done
+made of other words than the message's is not taken, and a sentence of the message holding an id no request holds
+joins the request nearest it), and the turn handles the first as if it were the message. What is left is the turn's agenda (kept in its trace): once a request is done
 (committed on the customer's yes, answered, or refused with a reason) the next is taken up in the same turn, and its
 reply follows the last one's ("Done: … Here is what I will do next: … Shall I go ahead?"). A request that waits for
 the customer (a change to confirm, a value to give) keeps the rest on the agenda until they answer; a "no", a "never
@@ -63,14 +63,35 @@ def split(llm: LLM, text: str, trace: Trace) -> list[str]:
     if len(parts) > 1 and not all(_from(part, text) for part in parts):
         step["invented"] = True  # a request the message does not hold: the message is handled whole
         return [text]
-    lost = set(typed_ids([text])) - set(typed_ids(parts))
-    if len(parts) > 1 and lost:
-        # An id the message typed that no request holds: "For order #W…, change the address to be the same as order
-        # #W…" split as "Change the address to be the same as order #W…", and the default address was changed
-        # (train task 78). The message is handled whole.
-        step["lost"] = sorted(lost)
+    if len(parts) < 2:
         return [text]
-    return parts if len(parts) > 1 else [text]
+    kept = _with_lost(parts, text)
+    if kept != parts:
+        step["lost"] = sorted(set(typed_ids([text])) - set(typed_ids(parts)))
+    return kept
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n|(?<=[。！？；])")
+
+
+def _with_lost(parts: list[str], text: str) -> list[str]:
+    """``parts`` with each sentence of ``text`` holding an id (a token with a digit: ``walk.typed_ids``) that no part
+    holds added to the part nearest it (the part whose words best match a sentence at or before it, else the first).
+    "For order #W…, change the address to be the same as order #W…" was split as "Change the address to be the same
+    as order #W…", and the default address was changed (train task 78); "It should be 445 Maple Drive, Suite 394, …"
+    was left out of the address change it was for (train task 41)."""
+    held = set(typed_ids(parts))
+    sentences = [x.strip() for x in _SENTENCE.split(text) if x.strip()]
+    # Each part's place: the sentence its words match best.
+    places = [max(range(len(sentences)), key=lambda i: len(_words(part) & _words(sentences[i])))
+              for part in parts]
+    out = list(parts)
+    for i, sentence in enumerate(sentences):
+        if set(typed_ids([sentence])) - held:
+            before = [n for n, place in enumerate(places) if place <= i]
+            n = max(before, key=lambda k: places[k]) if before else 0
+            out[n] = f"{out[n].rstrip()} {sentence}"
+    return out
 
 
 # A request that only says what to do if the one before cannot be done, or how the customer would like it: no request

@@ -135,7 +135,6 @@ def test_a_split_that_is_no_list_of_requests_leaves_the_message_whole(shop):
     "Refund the kettle to a new gift card and upgrade the chair.",  # nothing in the message asks for that
     "Ship order #T0000001 to my cheaper home address.",  # its words but one, and that one compares
     "Never ship order #T0000001 to my home address.",  # its words but one, and that one turns it around
-    "Ship the order to my home address.",  # the order the message typed is lost
 ])
 def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop, second):
     agent, engine, llm = shop
@@ -286,3 +285,19 @@ def test_a_request_split_off_a_message_is_asked_for_by_its_own_words_not_the_mes
     assert not OPERATIONS["modify_pending_order_address"].asked_in([part], whole)
     alone = TurnContext(nickname="u1", text=whole, profile=None, history=[], trace=Trace())
     assert alone.request_texts == alone.user_texts == [whole]
+
+
+def test_a_sentence_with_an_id_no_split_request_holds_joins_the_request_nearest_it():
+    from chops.pipeline.agenda import _with_lost
+    message = ("Hello. For order #T0000001, make the address the same as order #T0000002. Also swap its kettle for "
+               "the glass one. Finally, cancel #T0000003.")
+    parts = ["Make the address the same as order #T0000002.", "Swap the kettle for the glass one.",
+             "Cancel #T0000003."]
+    assert _with_lost(parts, message) == [
+        "Make the address the same as order #T0000002. For order #T0000001, make the address the same as order "
+        "#T0000002.", "Swap the kettle for the glass one.", "Cancel #T0000003."]
+    assert _with_lost(["Return the kettle.", "Change my address."],
+                      "Return the kettle, please. And change my address. It is 12 Elm St, Testville 11111.") == [
+        "Return the kettle.", "Change my address. It is 12 Elm St, Testville 11111."]  # the part before it
+    assert _with_lost(parts[1:], "Swap the kettle for the glass one. Cancel #T0000003.") == parts[1:]  # none lost
+
