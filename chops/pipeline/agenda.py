@@ -6,11 +6,11 @@ the customer says no, and the rest of what they asked for is never done. So, whe
 (``DomainPack.split_requests``: a shop whose every write waits for the customer's yes), a new message that may hold
 several requests is first split by the model into self-contained requests (``Requests``; a split with a request
 made of other words than the message's is not taken, and a sentence of the message holding an id no request holds
-joins the request nearest it), and the turn handles the first as if it were the message. What is left is the turn's agenda (kept in its trace): once a request is done
-(committed on the customer's yes, answered, or refused with a reason) the next is taken up in the same turn, and its
-reply follows the last one's ("Done: … Here is what I will do next: … Shall I go ahead?"). A request that waits for
-the customer (a change to confirm, a value to give) keeps the rest on the agenda until they answer; a "no", a "never
-mind", a hand-off or a new message of their own drops it.
+joins the request nearest it), and the turn handles the first as if it were the message. What is left is the turn's
+agenda (kept in its trace): once a request is done (committed on the customer's yes, answered, or refused with a
+reason) the next is taken up in the same turn, and its reply follows the last one's ("Done: … Here is what I will do
+next: … Shall I go ahead?"). A request that waits for the customer (a change to confirm, a value to give) keeps the
+rest on the agenda until they answer; a "no", a "never mind", a hand-off or a new message of their own drops it.
 """
 
 from __future__ import annotations
