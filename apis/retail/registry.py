@@ -62,8 +62,8 @@ ADDRESSING = ("address", "ship", "send", "sent", "street", "avenue", "road", "mo
 # The customer's own (default) address only where they speak of it as theirs, not an order's: "for order #W…, change the
 # address to be the same as order #W…" and "my laptop order to my NYC address" had the 1.5B change the default address
 # (train tasks 78, 112), and the customer's yes committed it.
-OWN_ADDRESS = ("default", "my address", "my own address", "my home address", "profile", "account", "on file",
-               "moved", "moving", "live", "默认", "我的地址", "搬")
+OWN_ADDRESS = ("default", "my address", "my own address", "my home address", "profile", "on file", "moved", "moving",
+               "live", "默认", "我的地址", "搬")  # not "account": "I just created my account, …" (train task 41)
 
 
 # The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them

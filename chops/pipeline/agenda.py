@@ -76,7 +76,8 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n|(?<=[。！？；])")
 
 def _with_lost(parts: list[str], text: str) -> list[str]:
     """``parts`` with each sentence of ``text`` holding an id (a token with a digit: ``walk.typed_ids``) that no part
-    holds added to the part nearest it (the part whose words best match a sentence at or before it, else the first).
+    holds added to the part nearest it (the part whose words best match a sentence at or before it; none: the
+    sentence is a preamble, "I just created my account, mei_patel_7272", and is left out).
     "For order #W…, change the address to be the same as order #W…" was split as "Change the address to be the same
     as order #W…", and the default address was changed (train task 78); "It should be 445 Maple Drive, Suite 394, …"
     was left out of the address change it was for (train task 41)."""
@@ -89,8 +90,9 @@ def _with_lost(parts: list[str], text: str) -> list[str]:
     for i, sentence in enumerate(sentences):
         if set(typed_ids([sentence])) - held:
             before = [n for n, place in enumerate(places) if place <= i]
-            n = max(before, key=lambda k: places[k]) if before else 0
-            out[n] = f"{out[n].rstrip()} {sentence}"
+            if before:
+                n = max(before, key=lambda k: places[k])
+                out[n] = f"{out[n].rstrip()} {sentence}"
     return out
 
 

@@ -300,4 +300,6 @@ def test_a_sentence_with_an_id_no_split_request_holds_joins_the_request_nearest_
                       "Return the kettle, please. And change my address. It is 12 Elm St, Testville 11111.") == [
         "Return the kettle.", "Change my address. It is 12 Elm St, Testville 11111."]  # the part before it
     assert _with_lost(parts[1:], "Swap the kettle for the glass one. Cancel #T0000003.") == parts[1:]  # none lost
+    assert _with_lost(parts[1:], "I'm mia_77 and new here. Swap the kettle for the glass one. Cancel #T0000003.") \
+        == parts[1:]  # a sentence before every request: a preamble
 
