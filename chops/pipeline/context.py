@@ -13,6 +13,7 @@ from chops.i18n import reply_language
 from chops.pipeline.prompting import clip, fragment, section
 from chops.pipeline.tally import done_lines
 from chops.pipeline.trace import Trace
+from chops.pipeline.walk import stems
 from chops.records import Solution, TurnRecord
 
 LANGUAGE_NAMES = {"zh": "Chinese (简体中文)"}  # languages other than English that answers are asked in
@@ -169,7 +170,17 @@ class TurnContext:
         request. "Change my LA order to my NYC address. Also exchange the speaker for a green one" split in two; for
         the speaker's request the 1.5B proposed the order's address change again, offered it for the message's
         "address" (train task 96)."""
-        return [t for t in self.user_texts if t != self.message] if self.message is not None else self.user_texts
+        if self.message is None:
+            return self.user_texts
+        # Nor an earlier message it was split off (a request of the agenda, taken up after the customer's yes): "For
+        # order #W…, change the address …. Also exchange the Makeup Kit …" had the address change proposed again for
+        # the kit (train task 78).
+        return [t for t in self.user_texts if t == self.text or (t != self.message and not self._split_off(t))]
+
+    def _split_off(self, message: str) -> bool:
+        """Whether ``text`` may be a request split off ``message``: 80 % of its words are in it."""
+        mine = stems(self.text)
+        return bool(mine) and len(mine - stems(message)) <= len(mine) // 5
 
     def language_section(self) -> str:
         """An instruction to answer in the user's language when it is not English, else "" (so English

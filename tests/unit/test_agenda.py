@@ -285,6 +285,10 @@ def test_a_request_split_off_a_message_is_asked_for_by_its_own_words_not_the_mes
     assert not OPERATIONS["modify_pending_order_address"].asked_in([part], whole)
     alone = TurnContext(nickname="u1", text=whole, profile=None, history=[], trace=Trace())
     assert alone.request_texts == alone.user_texts == [whole]
+    # Taken up from the agenda after the customer's yes: the message it was split off is an earlier turn's.
+    later = TurnContext(nickname="u1", text=part, profile=None, trace=Trace(), message="Yes, go ahead",
+                        history=[earlier, TurnRecord(user_text=whole), TurnRecord(user_text="Yes, go ahead")])
+    assert later.request_texts == [part, "I moved house last week"]
 
 
 def test_a_sentence_with_an_id_no_split_request_holds_joins_the_request_nearest_it():
