@@ -26,7 +26,7 @@ from chops.pipeline.prompting import messages
 from chops.pipeline.relative import COMPARING
 from chops.pipeline.schemas import MAX_REQUESTS, Requests
 from chops.pipeline.trace import Trace
-from chops.pipeline.walk import stems, typed_ids
+from chops.pipeline.walk import HAN, made_of, typed_ids, words_of
 from chops.records import TurnRecord, TurnResult
 
 AGENDA = "agenda"  # the trace key of the requests still to do, in order
@@ -35,14 +35,12 @@ AGENDA = "agenda"  # the trace key of the requests still to do, in order
 _JOINED = re.compile(r"\b(and|also|then|plus|as well|too|second(ly)?|another)\b|[;\n]|[.!?]\s+\S|[，。；另还]",
                      re.IGNORECASE)
 MIN_WORDS = 12
-IN_MESSAGE = 0.8  # the share of a split request's words the message must hold (``_from``)
-_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def may_hold_several(text: str) -> bool:
     """Whether ``text`` is long enough (in words; two Chinese characters count as one) and joined enough to ask for
     more than one thing."""
-    return len(text.split()) + len(_HAN.findall(text)) // 2 >= MIN_WORDS and bool(_JOINED.search(text))
+    return len(text.split()) + len(HAN.findall(text)) // 2 >= MIN_WORDS and bool(_JOINED.search(text))
 
 
 def split(llm: LLM, text: str, trace: Trace) -> list[str]:
@@ -84,7 +82,7 @@ def _with_lost(parts: list[str], text: str) -> list[str]:
     held = set(typed_ids(parts))
     sentences = [x.strip() for x in _SENTENCE.split(text) if x.strip()]
     # Each part's place: the sentence its words match best.
-    places = [max(range(len(sentences)), key=lambda i: len(_words(part) & _words(sentences[i])))
+    places = [max(range(len(sentences)), key=lambda i: len(words_of(part) & words_of(sentences[i])))
               for part in parts]
     out = list(parts)
     for i, sentence in enumerate(sentences):
@@ -134,26 +132,21 @@ def _with_conditions(parts: list[str]) -> list[str]:
     return out
 
 
-def _words(text: str) -> set[str]:
-    return stems(text) | set(_HAN.findall(text))
-
-
 # Words that turn what is asked around where a split adds them: a comparison ("keep the capacity" split as "a smaller
 # capacity": train task 58, the coffee machine's exchange then proposed for a smaller one), a negation.
 _TURNING = COMPARING | {"not", "no", "never", "without", "except", "nothing", "don't", "doesn't", "dont"}
 
 
 def _from(part: str, text: str) -> bool:
-    """Whether ``part`` is made of the words of ``text`` (``IN_MESSAGE`` of its words, plural and case aside, or
-    of its Chinese characters) and adds none that turns what is asked around (``_TURNING``): the 1.5B split "boots in
+    """Whether ``part`` is made of the words of ``text`` (``walk.made_of``: ``IN_MESSAGE`` of its words, plural and
+    case aside, or of its Chinese characters) and adds none that turns what is asked around (``_TURNING``): the 1.5B split "boots in
     my pending order: size 8 … PayPal for any difference" into "upgrade the boots to the large ones, pay the
     difference with my gift card" (train task 15); rewordings of the requests a message holds kept 91-100 % of their
     words."""
-    words = _words(part)
     said = set(re.findall(r"[\w']+", text.lower()))
     if any(w in _TURNING and w not in said for w in re.findall(r"[\w']+", part.lower())):
         return False
-    return not words or len(words & _words(text)) >= IN_MESSAGE * len(words)
+    return made_of(part, text)
 
 
 def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None) -> None:

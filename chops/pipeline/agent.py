@@ -269,14 +269,14 @@ class Agent:
     def _conclude(self, ctx: TurnContext, cand: Candidate, passed: bool, turn_key: str,
                   conversation_id: str | None) -> TurnResult:
         trace, lang = ctx.trace, reply_language(ctx.user_texts)
-        fields = {"route": cand.route, "operation": cand.operation, "args": cand.args, "outcome": cand.outcome}
-        trace.info.update(passed=passed, tier=cand.tier, **fields)
-        if cand.route in CONVERSATION_ROUTES:
-            return self._finish(trace, conversation_reply(cand.route, lang), **fields)
+        trace.info.update(passed=passed, tier=cand.tier)  # the loop's verdict on its own candidate
         if cand.operation is None and ctx.refused is not None and cand.route == "system":
             cand, passed = ctx.refused, False  # the refusal the redo only answered about (``tiers.redo``)
-            fields = {"route": cand.route, "operation": cand.operation, "args": cand.args, "outcome": cand.outcome}
-            trace.info.update(refused_reply=True, **fields)
+            trace.info["refused_reply"] = True
+        fields = {"route": cand.route, "operation": cand.operation, "args": cand.args, "outcome": cand.outcome}
+        trace.info.update(fields)
+        if cand.route in CONVERSATION_ROUTES:
+            return self._finish(trace, conversation_reply(cand.route, lang), **fields)
         if cand.operation is None:
             if ctx.feedback and cand.answer:  # any route's answer: told why, the 1.5B wrote the feedback back (task 46)
                 cand.answer = without_instructions(cand.answer)

@@ -13,7 +13,7 @@ from chops.i18n import reply_language
 from chops.pipeline.prompting import clip, fragment, section
 from chops.pipeline.tally import done_lines
 from chops.pipeline.trace import Trace
-from chops.pipeline.walk import stems
+from chops.pipeline.walk import made_of, words_of
 from chops.records import Solution, TurnRecord
 
 LANGUAGE_NAMES = {"zh": "Chinese (简体中文)"}  # languages other than English that answers are asked in
@@ -178,9 +178,8 @@ class TurnContext:
         return [t for t in self.user_texts if t == self.text or (t != self.message and not self._split_off(t))]
 
     def _split_off(self, message: str) -> bool:
-        """Whether ``text`` may be a request split off ``message``: 80 % of its words are in it."""
-        mine = stems(self.text)
-        return bool(mine) and len(mine - stems(message)) <= len(mine) // 5
+        """Whether ``text`` may be a request split off ``message``: made of its words (``walk.made_of``)."""
+        return bool(words_of(self.text)) and made_of(self.text, message)
 
     def language_section(self) -> str:
         """An instruction to answer in the user's language when it is not English, else "" (so English

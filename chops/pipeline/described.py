@@ -57,6 +57,11 @@ def _plain(text: str) -> str:
     return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in text.split())
 
 
+def plain_words(text: str) -> set[str]:
+    """The words of ``text`` as ``_plain`` writes them (lower case, a plural's "s" cut)."""
+    return set(_plain(text).split())
+
+
 # A size's letters as a customer says them: "a medium one" is size M (train task 23); "extra large" is read as "xl"
 # first (``_words``), so its "large" is no L.
 _SIZES = {"s": ("small",), "m": ("medium",), "l": ("large",)}

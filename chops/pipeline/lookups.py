@@ -10,7 +10,6 @@ argument though the user never typed it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,7 +17,7 @@ from chops.domain.operations import Operation
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.domain.system import SystemApi
 from chops.pipeline.context import Step, TurnContext, dumps
-from chops.pipeline.described import descriptions
+from chops.pipeline.described import descriptions, plain_words
 from chops.pipeline.prompting import clip, fragment, section
 from chops.pipeline.walk import mentions, records
 
@@ -91,22 +90,17 @@ def fields_asked(question: str, lookups: Iterable[Step]) -> str | None:
     the total price of my order now?"), as the record's id and "key: value" (the newest record of an id once), or None
     where it names none. Said where every answer the model wrote stated a number nothing it read holds: asked for the
     order's total after an item change, the 1.5B wrote $1257.87 twice, the look-up showing 1288.65 (train task 63)."""
-    asked, found = _word_set(question), {}
+    asked, found = plain_words(question), {}
     for step in lookups:
         data = step.result.data if step.result is not None and step.result.outcome.succeeded else None
         if not isinstance(data, dict):
             continue
         parts = [f"{key.replace('_', ' ')}: {value}" for key, value in data.items()
                  if isinstance(value, (int, float, str)) and not isinstance(value, bool)
-                 and _word_set(key.replace("_", " ")) <= asked]
+                 and plain_words(key) <= asked]
         if parts:
             found[", ".join(str(v) for v in step.args.values())] = "; ".join(parts)
     return "\n".join(f"{record}: {parts}" if record else parts for record, parts in found.items()) or None
-
-
-def _word_set(text: str) -> set[str]:
-    """The lower-case words of ``text``, a plural's "s" cut ("totals", "total")."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())}
 
 
 def looked_up(ctx: TurnContext, lookups: Iterable[Step]) -> set[str]:

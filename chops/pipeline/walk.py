@@ -74,6 +74,21 @@ def stems(text: str) -> set[str]:
     return {w.rstrip("s") for w in words if len(w) >= 4}
 
 
+HAN = re.compile(r"[\u4e00-\u9fff]")  # a Chinese character: a word of its own where words have no spaces
+IN_MESSAGE = 0.8  # the share of a request's words a message must hold for the request to be made of it (``made_of``)
+
+
+def words_of(text: str) -> set[str]:
+    """The words two texts are compared by: ``stems`` and each Chinese character."""
+    return stems(text) | set(HAN.findall(text))
+
+
+def made_of(part: str, text: str) -> bool:
+    """Whether ``IN_MESSAGE`` of ``part``'s words (``words_of``) are in ``text``; a part of no such words is."""
+    words = words_of(part)
+    return not words or len(words & words_of(text)) >= IN_MESSAGE * len(words)
+
+
 def values_in(sources: Iterable[Any], paths: Iterable[str]) -> list[str]:
     """The values ``paths`` find in any of ``sources``, first seen first, each once."""
     paths = list(paths)
