@@ -139,10 +139,10 @@ _TURNING = COMPARING | {"not", "no", "never", "without", "except", "nothing", "d
 
 def _from(part: str, text: str) -> bool:
     """Whether ``part`` is made of the words of ``text`` (``walk.made_of``: ``IN_MESSAGE`` of its words, plural and
-    case aside, or of its Chinese characters) and adds none that turns what is asked around (``_TURNING``): the 1.5B split "boots in
-    my pending order: size 8 … PayPal for any difference" into "upgrade the boots to the large ones, pay the
-    difference with my gift card" (train task 15); rewordings of the requests a message holds kept 91-100 % of their
-    words."""
+    case aside, or of its Chinese characters) and adds none that turns what is asked around (``_TURNING``): the 1.5B
+    split "boots in my pending order: size 8 … PayPal for any difference" into "upgrade the boots to the large ones,
+    pay the difference with my gift card" (train task 15); rewordings of the requests a message holds kept 91-100 %
+    of their words."""
     said = set(re.findall(r"[\w']+", text.lower()))
     if any(w in _TURNING and w not in said for w in re.findall(r"[\w']+", part.lower())):
         return False
