@@ -19,9 +19,10 @@ NICKNAMES = ["demo_leader", "demo_busy_leader", "demo_vice", "demo_arbiter", "de
 @pytest.mark.usefixtures("frequent_thread_switches")
 def test_fifty_parallel_conversations_over_http_on_mariadb(mariadb_url):
     # As the unit test of the same (test_web_concurrency): the zero-latency model's turns are short, and six
-    # users send a hundred messages, so the queue's first guess and the per-user limits are set to fit.
+    # users send a hundred messages, so the queue's first guess and the per-user limits are set to fit. The wait
+    # bound is lifted as there: on a loaded CI machine the measured turns grew until fifty were estimated past 20 s.
     app, llm, engine = make_app(mariadb_url, admission_turn_s=0.05, rate_limit_user="1000 per minute",
-                                max_open_conversations=50)
+                                max_open_conversations=50, admission_max_wait_s=600)
     n = 50
     script_profile_answer(llm, times=2 * n)
 
