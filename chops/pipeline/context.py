@@ -4,6 +4,7 @@ and the candidates the executor produced."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,10 @@ LANGUAGE_NAMES = {"zh": "Chinese (简体中文)"}  # languages other than Englis
 DONE_LINES, DONE_CLIP = 6, 300  # the newest changes the history section lists (five returns and the total)
 HISTORY_TURNS = 3  # earlier turns shown to the executor; enough to finish a request it asked about
 HISTORY_CLIP = 200
+# Words by which a request asks for what a finished one did ("the blender too", "same for #W2", "同样"); not "also",
+# which adds a request of its own ("I also want the watch in black").
+_BACK = re.compile(r"\b(?:too|as well|same (?:for|with|to|thing|change|again)|again|likewise)\b|同样|也[要改换]",
+                   re.IGNORECASE)
 
 
 @dataclass
@@ -166,16 +171,23 @@ class TurnContext:
 
     @property
     def request_texts(self) -> list[str]:
-        """``user_texts`` without the whole message where ``text`` is one request split off it: what asks for this
-        request. "Change my LA order to my NYC address. Also exchange the speaker for a green one" split in two; for
-        the speaker's request the 1.5B proposed the order's address change again, offered it for the message's
-        "address" (train task 96)."""
+        """``user_texts`` without the whole message where ``text`` is one request split off it, and without what the
+        customer said before their last change was made: what asks for this request. "Change my LA order to my NYC
+        address. Also exchange the speaker for a green one" split in two; for the speaker's request the 1.5B proposed
+        the order's address change again, offered it for the message's "address" (train task 96)."""
+        # Nor a message of a request finished before: the messages up to a committed (or queued) change asked for it.
+        # An "address" said in turn 1 kept the address change offered in turn 7, and the watch's change the customer
+        # asked for there became an address change again (train task 112).
+        # Unless this request points back at it ("the blender too", "same for #W2").
+        finished = -1 if _BACK.search(self.text) else max(
+            (i for i, t in enumerate(self.history) if t.committed or t.queued), default=-1)
+        since = [t.user_text for t in reversed(self.history[finished + 1:])]
         if self.message is None:
-            return self.user_texts
+            return [self.text, *since]
         # Nor an earlier message it was split off (a request of the agenda, taken up after the customer's yes): "For
         # order #W…, change the address …. Also exchange the Makeup Kit …" had the address change proposed again for
         # the kit (train task 78).
-        return [t for t in self.user_texts if t == self.text or (t != self.message and not self._split_off(t))]
+        return [self.text] + [t for t in since if t != self.text and t != self.message and not self._split_off(t)]
 
     def _split_off(self, message: str) -> bool:
         """Whether ``text`` may be a request split off ``message``: made of its words (``walk.made_of``)."""

@@ -307,3 +307,30 @@ def test_a_sentence_with_an_id_no_split_request_holds_joins_the_request_nearest_
     assert _with_lost(parts[1:], "I'm mia_77 and new here. Swap the kettle for the glass one. Cancel #T0000003.") \
         == parts[1:]  # a sentence before every request: a preamble
 
+
+
+def test_what_was_said_before_the_last_change_was_made_asks_for_nothing_now():
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.context import TurnContext
+    from chops.pipeline.trace import Trace
+    from chops.records import TurnRecord
+
+    address = OPERATIONS["modify_pending_order_address"]
+    history = [TurnRecord(user_text="Please send my kettle order to my Boston address"),
+               TurnRecord(user_text="Yes, do it", committed=True),
+               TurnRecord(user_text="Now the blender")]
+    ctx = TurnContext(nickname="u1", text="I'd like it in steel instead", profile=None, history=history,
+                      trace=Trace())
+    assert ctx.request_texts == ["I'd like it in steel instead", "Now the blender"]
+    assert not address.asked_in(ctx.request_texts, ctx.text)
+    # Before the change was made, the first message still asks for it (the customer was asked which order).
+    asking = TurnContext(nickname="u1", text="#W100", profile=None, history=history[:1], trace=Trace())
+    assert address.asked_in(asking.request_texts, asking.text)
+    # A change sent to staff for approval ends its request as a commit does.
+    queued = [TurnRecord(user_text="Send the kettle to my Boston address"), TurnRecord(user_text="ok", queued=True)]
+    assert TurnContext(nickname="u1", text="And the blender in steel", profile=None, history=queued,
+                       trace=Trace()).request_texts == ["And the blender in steel"]
+    # A request pointing back at the finished one is asked for by its words.
+    for text in ("the blender too", "Same for order #W200 please", "and the blender as well", "搅拌机也要改"):
+        back = TurnContext(nickname="u1", text=text, profile=None, history=history[:2], trace=Trace())
+        assert address.asked_in(back.request_texts, back.text), text
