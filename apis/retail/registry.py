@@ -18,10 +18,11 @@ def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] =
 
 
 def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], unchanged: str | None = None,
-           asked_by: tuple[str, ...] = (), unasked_by: tuple[str, ...] = (), **counterparts: str) -> Operation:
+           asked_by: tuple[str, ...] = (), unasked_by: tuple[str, ...] = (), asked_as: tuple[str, ...] = (),
+           **counterparts: str) -> Operation:
     return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
                      counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by,
-                     unasked_by=unasked_by, title=TITLES[name])
+                     unasked_by=unasked_by, asked_as=asked_as, title=TITLES[name])
 
 
 # What each operation does, as the customer would say it (``Operation.title``: a confirmation's lines, "Not done: …").
@@ -64,6 +65,9 @@ ADDRESSING = ("address", "ship", "send", "sent", "street", "avenue", "road", "mo
 # (train tasks 78, 112), and the customer's yes committed it.
 OWN_ADDRESS = ("default", "my address", "my own address", "my home address", "profile", "on file", "moved", "moving",
                "live", "默认", "我的地址", "搬")  # not "account": "I just created my account, …" (train task 41)
+# A cancel of what the customer says they have is the return of a delivered order (``Operation.asked_as``): "cancel the
+# bookshelf I received" (train task 104). "Cancel #W…, I changed my mind" of a delivered order is refused with why.
+RECEIVED = ("received", "receive", "got", "arrived", "came", "delivered", "收到", "到货")
 
 
 # The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them
@@ -108,7 +112,7 @@ _OPS = [
            SWAP, unchanged="return_delivered_order_items",  # items exchanged for themselves: their return
            pending="modify_pending_order_items"),
     _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
-           "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER),
+           "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER, asked_as=RECEIVED),
     _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",
            a.AddressArgs, w.modify_user_address, ("get_user_details",), asked_by=OWN_ADDRESS),
 ]

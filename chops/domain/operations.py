@@ -83,7 +83,9 @@ class Operation:
     model proposes where nobody asked for it, the words one of which the customer's messages must hold for it to be
     offered at all (``asked_in``; empty: always offered); ``unasked_by``: words that, in the request itself, speak of
     another operation's part, so this one is not offered for it ("use my gift card for any extra charge" is a swap's
-    price difference, not a change of the order's payment method).
+    price difference, not a change of the order's payment method). ``asked_as``: words by which a request naming
+    another kind of write asks for this one, the record being in the state this one takes: "cancel the lamp I
+    received" of a delivered order is its return (``chops.pipeline.states.out_of_state``).
 
     What the customer reads of it (the pack's reply vocabulary, English msgids of its own catalog,
     ``DomainPack.locale``): ``title``, the operation as a user would name it ("change your school"; empty: its name);
@@ -106,6 +108,7 @@ class Operation:
     unchanged: str | None = None  # the operation meant when each new value of its pairs is its old one
     asked_by: tuple[str, ...] = ()
     unasked_by: tuple[str, ...] = ()
+    asked_as: tuple[str, ...] = ()
     title: str = ""
     columns: tuple[tuple[str, str], ...] = ()
     worded: tuple[str, ...] = ()

@@ -33,11 +33,15 @@ def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any], op
     everything", the 1.5B proposed each delivered order's cancel, whose reason the customer was then asked for, turn
     after turn (train task 13). Else None. Its data's ``instead`` names the write of ``operations`` that the
     ``request`` names too (its kind: "return" in "cancel or return") and that takes the record in that state: the
-    request asked for it, so the plan is redone (``tiers.refused_plan``) even where no look-up was made."""
+    request asked for it, so the plan is redone (``tiers.refused_plan``) even where no look-up was made. So too one
+    the request asks for by saying the record is in that state (``Operation.asked_as``): "cancel the bookshelf I
+    received" of a delivered order asks for its return (train task 104), where "cancel #W…, I changed my mind" is
+    refused with the reason."""
     sources = list(sources)
     for (arg, key), value, state, allowed in _states(op, args, sources):
         if state is not None and state not in allowed:
-            other = next((w.name for w in operations if w.name != op.name and w.writes and named_kind(w.kind, request)
+            other = next((w.name for w in operations if w.name != op.name and w.writes
+                          and any(named_kind(word, request) for word in (w.kind, *w.asked_as))
                           and _takes(w, set(op.choice_keys().get(arg, ())), key, state)), None)
             return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION,
                                    message=f"{value} is {state}; this can only be done while it is "

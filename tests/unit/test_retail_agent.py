@@ -491,6 +491,28 @@ def test_a_cancel_alone_of_a_delivered_order_unread_is_refused_with_the_reason(s
     assert [role for role, _, _ in llm.calls].count("executor") == 1 and llm.pending() == {}
 
 
+@pytest.mark.parametrize("text, item", [
+    ("Please cancel the kettle I received in #T0000003, I don't want it anymore", "k-glass-1l"),
+    ("The scarf from #T0000003 arrived yesterday but cancel it, it's the wrong one", "s-silk-red"),
+    ("#T0000003 的围巾我收到了，请取消", "s-silk-red")])
+def test_a_cancel_of_what_the_customer_says_they_received_is_redone_as_its_return(shop, text, item):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000003", reason="no longer needed"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=[item],
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, text, turn_key="rc:1", conversation_id="rc")
+    assert "#T0000003 is delivered; this can only be done while it is pending" in prompt_text(llm, "executor", 1)
+    assert "cancel_pending_order" not in _offered(llm, 2) and "return_delivered_order_items" in _offered(llm, 2)
+    # described to the customer and waiting for their yes: nothing written
+    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
 def test_each_write_of_a_record_in_a_state_it_does_not_take_says_its_own_record(shop):
     agent, engine, llm = shop
     to_system(llm)
