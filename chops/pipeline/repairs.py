@@ -4,7 +4,8 @@ Each repair mends one mistake the 1.5B model was seen to make, in this order: th
 customer to complete keeps the values it had (``_kept``); a change proposed for a record in a state the operation
 does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are their return
 (``choices.for_themselves``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
-another list of lines holds each no more often than the order does (``choices.capped``), a line of a product the
+another list of lines holds each no more often than the order does (``choices.capped``; a repeat is the line named
+and left out: ``together.in_place_of_repeats``), a line of a product the
 order holds several of is the one the customer described ("the robotic one": ``which.meant``), and every line of a
 product the request asks for all of ("both skateboards": ``together.all_of_them``); a change the customer was
 asked to confirm and added to instead keeps its lines beside the new ones (``together.with_dropped``); values the
@@ -26,7 +27,7 @@ from chops.pipeline.states import counterpart
 from chops.pipeline.completion import completed, named_record, repeated, retyped, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
-from chops.pipeline.together import all_but, all_of_them, with_dropped
+from chops.pipeline.together import all_but, all_of_them, in_place_of_repeats, with_dropped
 from chops.pipeline.which import meant as described_line
 from chops.pipeline.walk import only_alike
 
@@ -52,6 +53,8 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
         name, proposed = meant, {k: v for k, v in proposed.items() if k in operations[meant].arg_names()}
     pairs = paired(operations[name], proposed, seen) or capped(operations[name], proposed, seen)
     if pairs is not None:  # the old lines of the new items' products; no line more often than the order has it
+        # and a line written twice is the named one left out
+        pairs = in_place_of_repeats(operations[name], proposed, pairs, seen, ctx.text) or pairs
         step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": pairs})
         proposed = pairs
     described = described_line(operations[name], proposed, ctx.user_texts, seen)

@@ -14,7 +14,8 @@ yet. I also want to return the smart watch from that order"): the waiting change
 call of the same operation on the same record takes its lines as well (``with_dropped``). The return of the watch
 alone was proposed, and committed on the next yes; the two skateboards were never returned (train task 91). And a
 list of lines takes every line of a product the request asks for all of ("both skateboards": ``all_of_them``), or
-every line of its record but those named after "except" ("everything I bought except the coffee maker": ``all_but``).
+every line of its record but those named after "except" ("everything I bought except the coffee maker": ``all_but``),
+and a line the model wrote twice is one the request names that it left out (``in_place_of_repeats``).
 """
 
 from __future__ import annotations
@@ -166,6 +167,22 @@ def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request
                                               for n in names_of(named_as.get(line)))]
         if kept and len(kept) < len(lines):
             out[key] = [line for line in lines if line not in kept]
+    return out if out != args else None
+
+
+def in_place_of_repeats(op: Operation, proposed: dict[str, Any], args: dict[str, Any], sources: Iterable[Any],
+                        request: str) -> dict[str, Any] | None:
+    """``args`` with each list of its record's lines that lost repeats of a line (``choices.capped``) given the lines
+    the request names and the list lacks instead, where as many are missing as were dropped; else None. Asked to
+    return the vacuum cleaner, the headphones and the smart watch, the 1.5B listed the vacuum cleaner twice and no
+    watch (train task 2)."""
+    out = dict(args)
+    for key, value, lines, named_as in _line_lists(op, args, sources):
+        lost = len(proposed.get(key) or ()) - len(value)
+        missing = list(dict.fromkeys(line for line in lines if line not in map(str, value)
+                                     and any(mentions(request, str(n)) for n in names_of(named_as.get(line)))))
+        if lost > 0 and len(missing) == lost:
+            out[key] = [*value, *missing]
     return out if out != args else None
 
 

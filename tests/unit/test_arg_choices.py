@@ -549,6 +549,27 @@ def test_a_list_of_an_orders_lines_holds_each_no_more_often_than_the_order():
     assert capped(OPERATIONS["exchange_delivered_order_items"], {**args, "new_item_ids": ["333"] * 5}, [two]) is None
 
 
+@pytest.mark.parametrize("request_text, proposed, returned", [
+    ("Return the lamp, the kettle and the scarf I got", ["111", "111", "222"], ["111", "222", "333"]),
+    ("Send back my scarf, the kettle and the lamp", ["222", "222", "222"], ["222", "111", "333"]),
+    ("Send back my scarf and the kettle", ["222", "222", "222"], None),  # two repeats, one line named and left out
+    ("Return the lamp and the scarf", ["111", "111", "222"], None),  # no line named and left out
+    ("Return the lamp, the kettle and the scarf", ["111", "222"], None),  # nothing repeated: as proposed
+])
+def test_a_line_the_model_wrote_twice_is_the_one_named_and_left_out(request_text, proposed, returned):
+    from chops.pipeline.choices import capped
+    from chops.pipeline.together import in_place_of_repeats
+
+    ret = OPERATIONS["return_delivered_order_items"]
+    three = {**ORDER, "items": [{"item_id": "111", "product_id": "p1", "name": "Lamp"},
+                                {"item_id": "222", "product_id": "p2", "name": "Scarf"},
+                                {"item_id": "333", "product_id": "p3", "name": "Kettle"}]}
+    args = {"order_id": "#W1000001", "item_ids": proposed, "payment_method_id": "gift_card_1"}
+    kept = capped(ret, args, [three]) or args
+    found = in_place_of_repeats(ret, args, kept, [three], request_text)
+    assert (found and found["item_ids"]) == returned
+
+
 @pytest.mark.parametrize("request_text, returned", [
     ("I'd like to return everything I just bought except the lamp", ["222", "223"]),
     ("Please send back all the items but not the scarfs", ["111"]),
