@@ -14,16 +14,20 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.choices import record_arg
-from chops.pipeline.walk import names_of, record_fields
+from chops.pipeline.swapped import LACK as _LACK
+from chops.pipeline.walk import mentions, names_of, record_fields
 
 
 # What the customer said to do where a condition of theirs fails: "if not, return it", "otherwise just cancel".
 _OTHERWISE = re.compile(r"\b(?:if not|if it(?:'s| is)n'?t|if (?:that|this|it)(?:'s| is) not (?:possible|available|so)|"
                         r"if there(?:'s| is) (?:none|no such)|if (?:you|we|they) can(?:'?t|not)|"
+                        # a variant named ("if there's no keyboard that is clicky, …, then"; ``swapped.unmet``)
+                        rf"{_LACK}[^.;!?\n]*?,\s*then|{_LACK}[^,.;!?\n]+(?=,)|"
                         r"if [^,.;!?]{0,60}?(?:isn'?t|is not|aren'?t|are not) (?:possible|available)|"
                         r"otherwise|or else|failing that)\b[,:]?\s*[^.;!?\n]+", re.IGNORECASE)
-# The condition before what to do: "if there's none in blue, " or a bare "otherwise ".
-_LEAD = re.compile(r"^if\b[^,:]*[,:]\s*|^(?:if not|otherwise|or else|failing that)\b[,:]?\s*", re.IGNORECASE)
+# The condition before what to do: "if there's none in blue, (then) " or a bare "otherwise ".
+_LEAD = re.compile(r"^if\b[^.;!?]*?,\s*then\b\s*|^if\b[^,:]*[,:]\s*"
+                   r"|^(?:if not|otherwise|or else|failing that)\b[,:]?\s*", re.IGNORECASE)
 
 
 # What to do that is only another value of the change ranked next ("if 8 bar isn't possible, 9 bar; if not, 7 bar"):
@@ -61,5 +65,7 @@ def fallback(op: Operation, args: Mapping[str, Any], said: str, sources: Iterabl
                     for n in names_of(fields[keys[arg]].get(str(v)))})
     record = args.get(record_arg(op) or "")
     wish = _LEAD.sub("", said, count=1).strip() or said
+    if any(mentions(wish, n) for n in names):  # "then only exchange the thermostat": of the record, as said
+        names = []
     subject = ", ".join(names) + (f" of {record}" if record else "") if names else record
     return f"{wish[0].upper()}{wish[1:]}" + (f": the {subject}" if names else f": {subject}" if subject else "")

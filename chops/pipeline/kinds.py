@@ -47,7 +47,7 @@ from chops.pipeline.unspoken import unspoken
 from chops.pipeline.walk import mentions, names_of, record_fields, records
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, over_budget
-from chops.pipeline.swapped import unkept
+from chops.pipeline.swapped import unkept, unmet
 from chops.pipeline.whole import partial, refusal_message
 
 
@@ -259,20 +259,25 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     said = otherwise([request, *texts])
     if said is None:
         return _refused(op, asked, why)
-    return _refused(op, asked, f"{why}; for that case you said: \"{said}\"", fallback=fallback(op, args, said, sources))
+    # A fallback of the same kind ("then only exchange the thermostat") leaves the swap offered to the redo.
+    return _refused(op, asked, f"{why}; for that case you said: \"{said}\"", fallback=fallback(op, args, said, sources),
+                    again=named(op.kind, said))
 
 
 def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, texts: list[str],
                       sources: list[Any]) -> tuple[str, str] | None:
     """(what the customer asked for, why the swap ``op`` with ``args`` is not it) where it fails a condition of theirs:
-    the same item (``not_the_same``), options kept (``swapped.unkept``), the price's side (``prices.against_price``)
-    or a bound (``prices.over_budget``); else None."""
+    the same item (``not_the_same``), options kept (``swapped.unkept``), a variant with the features they named
+    (``swapped.unmet``), the price's side (``prices.against_price``) or a bound (``prices.over_budget``); else None."""
     changed = not_the_same(op, args, request, texts, sources)
     if changed is not None:
         return "the same item", f"you asked for the same item, and this one differs ({changed})"
     kept = unkept(op, args, texts, sources)
     if kept is not None:
         return f"the same {kept[0]}", f"you asked for the same {kept[0]}, and this new item has {kept[1]}"
+    lacking = unmet(op, args, texts, sources, _excluded(op))
+    if lacking is not None:
+        return lacking
     side = against_price(op, args, texts, sources)
     if side is not None:
         return side, f"you asked for a {side} one, and this new item is not {side}"
@@ -283,8 +288,13 @@ def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, text
     return None
 
 
+def _excluded(op: Operation) -> str | None:
+    """The marker of a value not to be offered (``CHOICES_DESCRIBED``'s ``excluded``: "NOT available"), if any."""
+    return next((d.get("excluded") for d in op.choice_described().values() if d.get("excluded")), None)
+
+
 def _refused(op: Operation, asked: str, message: str, other_kind: bool = False,
-             fallback: str | None = None) -> OperationResult:
+             fallback: str | None = None, again: bool = False) -> OperationResult:
     return OperationResult(operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, message=message,
                            data={"asked": asked, **({"other_kind": True} if other_kind else {}),
-                                 **({"fallback": fallback} if fallback else {})})
+                                 **({"fallback": fallback} if fallback else {}), **({"again": True} if again else {})})

@@ -3,16 +3,20 @@
 Asked to change a bookshelf to a 4 ft one "with the same material and color, and if that's not available cancel the
 whole order", the 1.5B proposed a 4 ft bookshelf of another material, the only one of that material being sold out.
 So a swap whose new item differs from the old line in an option the customer said to keep the same (``unkept``) is
-refused before it is described, with what they said to do then (``chops.pipeline.kinds.unasked_refusal``).
+refused before it is described, with what they said to do then (``chops.pipeline.kinds.unasked_refusal``). So too one
+whose product the customer said to change only if a variant with the features they named is there ("if there's no
+keyboard that is clicky, full size and RGB, then only exchange the thermostat"), where none available has them all
+(``unmet``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from chops.domain.operations import Operation
-from chops.pipeline.described import about, descriptions
+from chops.pipeline.described import about, descriptions, features, mentioned_features
 from chops.pipeline.relative import PRICE, comparisons, labels, value_of
 from chops.pipeline.walk import holding, mentions, names_of, record_fields, records
 
@@ -61,3 +65,61 @@ def unkept(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
             return (", ".join(f"{o} {options[o]}" for o in changed),
                     ", ".join(f"{o} {value_of(line.now, o, options)}" for o in changed))
     return None
+
+
+# The variant a customer's change depends on: "if there's no keyboard that is clicky, full size and RGB backlit, then
+# …", "if you don't have a red one in XL, …". What is described ends at ", then" where that follows, else at a comma.
+LACK = r"\bif (?:there(?:'s| is| are) no|there (?:isn'?t|aren'?t)(?: an?y?)?|you (?:don'?t|do not) have(?: an?y?)?)\s+"
+_LACKING = (re.compile(LACK + r"(?P<what>[^.;!?\n]*?),\s*then\b", re.IGNORECASE),
+            re.compile(LACK + r"(?P<what>[^,.;!?\n]+)", re.IGNORECASE))
+
+
+def unmet(op: Operation, args: Mapping[str, Any], texts: Iterable[str], sources: Iterable[Any],
+          excluded: str | None = None) -> tuple[str, str] | None:
+    """(what the customer's change of a product depends on, why it is not there) where a swapped line's product is
+    one they said to change only if a variant with the features they name exists (``_LACKING``), and no variant of
+    it listed without the ``excluded`` marker ("NOT available") has every one of those features; else None."""
+    sources = list(sources)
+    for line in swapped_lines(op, args, texts, sources):
+        for what in _depends_on(line.sentences, line.name):
+            variants = _beside(sources, line.new)
+            wanted = _wanted_by_place(what, variants)
+            if not wanted:
+                continue
+            there = [v for v in variants if not (excluded and excluded in v)]
+            if not any(all(f in wanted[i] for i, f in enumerate(_options(v)) if i in wanted) for v in there):
+                return what, f"no {what} is available"
+    return None
+
+
+def _depends_on(sentences: list[str], name: str) -> list[str]:
+    """The variants of ``name`` the ``sentences`` make the change depend on ("keyboard that is clicky, full size and
+    RGB backlit")."""
+    found = []
+    for sentence in sentences:
+        match = _LACKING[0].search(sentence) or _LACKING[1].search(sentence)
+        if match is not None and mentions(match.group("what"), name):
+            found.append(match.group("what").strip())
+    return found
+
+
+def _beside(sources: list[Any], item: str) -> list[str]:
+    """The texts keyed beside ``item``'s own in the look-ups (its product's variant lines, ``item``'s among them)."""
+    return [text for data in sources for node in records(data) if item in node
+            for text in node.values() if isinstance(text, str)]
+
+
+def _options(variant: str) -> list[str]:
+    """A variant line's option values, in their places ("clicky, none, full size; $269.16; available")."""
+    return features(variant.split(";")[0])
+
+
+def _wanted_by_place(what: str, variants: list[str]) -> dict[int, set[str]]:
+    """``{place: the option values there that ``what`` mentions}`` over the ``variants``."""
+    wanted: dict[int, set[str]] = {}
+    for variant in variants:
+        said = mentioned_features(variant.split(";")[0], [what])
+        for i, value in enumerate(_options(variant)):
+            if value in said:
+                wanted.setdefault(i, set()).add(value)
+    return wanted

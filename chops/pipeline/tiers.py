@@ -85,13 +85,14 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     not the model's. Where
     the customer said what to do should their condition fail ("if it's under $200 exchange it; if not, return it"),
     that request replaces the turn's (the whole message stays ``ctx.message``) and the swap is barred: told the
-    refusal and those words, the 1.5B wrote the refusal back and never proposed the return (train task 89)."""
+    refusal and those words, the 1.5B wrote the refusal back and never proposed the return (train task 89); unless
+    that request is a swap too (``again``: "then only exchange the thermostat")."""
     ctx.refusal_redone = True
     noop = refused.result.outcome == Outcome.OK_NOOP
     cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
     said = _noted(refused, "fallback")
     if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused) \
-            or _noted(refused, "other_kind") or said:
+            or _noted(refused, "other_kind") or (said and not _noted(refused, "again")):
         ctx.barred.add(refused.operation)
     # The write the request named for the state the record is in ("cancel or return" of a delivered order): told why
     # the cancel was refused, the 1.5B wrote the refusal back as its answer (train task 14), so the redo must propose it.

@@ -220,6 +220,39 @@ def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text
         f"you asked for one {outside[0]}, and this new item ({outside[2]}) costs {outside[1]}")
 
 
+TWO = {**ORDER, "items": [*ORDER["items"], {"item_id": "s-silk-red", "product_id": "p-scarf", "name": "Scarf",
+                                            "options": "fabric: silk, color: red", "price": 80.0}]}
+SCARF = {"product_id": "p-scarf", "name": "Scarf", "options": "fabric, color",
+         "variants": {"s-silk-red": "silk, red; $80.00; available", "s-wool-red": "wool, red; $60.00; available",
+                      "s-silk-blue": "silk, blue; $82.00; NOT available", "s-wool-blue": "wool, blue; $61.00; available"}}
+KETTLES = {**KETTLE, "variants": {**KETTLE["variants"], "k-steel-2l": "steel, 2L; $49.00; NOT available"}}
+BOTH = {**SWAP, "item_ids": ["k-glass-1l", "s-silk-red"], "new_item_ids": ["k-steel-1l", "s-wool-blue"]}
+
+
+@pytest.mark.parametrize("request_text, args, lacking", [
+    # the one steel 2L kettle is sold out: the kettle's change is off, the scarf's stays
+    ("Swap the kettle for a steel one and the scarf for a blue one. If there's no kettle that is steel and 2L, "
+     "then I'd rather only exchange the scarf.", BOTH, ("kettle that is steel and 2L", "no kettle that is steel and "
+                                                         "2L is available")),
+    ("Swap the kettle for a steel one. If you don't have a kettle in steel, just return it", SWAP, None),  # there is
+    ("If there isn't a blue silk scarf, exchange the kettle only. Scarf to blue please, kettle to steel.", BOTH,
+     ("blue silk scarf", "no blue silk scarf is available")),
+    ("If there's no blue scarf, forget it. Swap the kettle for a steel one.", {**SWAP}, None),  # the scarf not swapped
+    ("If there's no purple scarf, then only the kettle", BOTH, None),  # no variant is purple: nothing named
+])
+def test_a_swap_of_a_product_whose_variant_named_in_a_condition_is_not_there_is_refused(request_text, args, lacking):
+    from chops.pipeline.swapped import unmet
+
+    sources = [TWO, KETTLES, SCARF]
+    assert unmet(EXCHANGE, args, [request_text], sources, "NOT available") == lacking
+    refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], sources)
+    assert (refused is None) == (lacking is None)
+    if lacking is not None and "only exchange the scarf" in request_text:
+        # what the customer said for that case: a swap too, which the redo is offered again, about the scarf alone
+        assert refused.data["fallback"] == "I'd rather only exchange the scarf: #T0000003"
+        assert refused.data["again"] is True
+
+
 @pytest.mark.parametrize("text, said", [
     ("If the steel kettle is under 30 bucks, swap mine for it; if not, return it.", "if not, return it"),
     ("Exchange it for the same one; otherwise just cancel the order please", "otherwise just cancel the order please"),
@@ -236,6 +269,9 @@ def test_a_swap_outside_the_price_bound_the_customer_set_is_refused(request_text
     ("The 9 inch one, or else 10 inches", None),  # values ranked: alternatives, not what to do instead
     ("Exchange it for the 9 inch one, or else cancel #W0000001", "or else cancel #W0000001"),
     ("Anything else in green?", None),
+    ("If there's no kettle that is steel, 2L and cheap, then I'd rather keep it. Thanks", "If there's no kettle that "
+     "is steel, 2L and cheap, then I'd rather keep it"),
+    ("If you don't have a green one, send it back", "If you don't have a green one, send it back"),
 ])
 def test_what_the_customer_said_to_do_where_their_condition_fails(text, said):
     assert otherwise([text]) == said
@@ -254,6 +290,8 @@ def test_a_refused_conditional_swap_says_what_the_customer_asked_for_in_that_cas
     ("otherwise just send it back for a refund", "Just send it back for a refund: the Kettle of #T0000003"),
     ("If there's none in steel, I'll keep mine", "I'll keep mine: the Kettle of #T0000003"),
     ("or else cancel", "Cancel: the Kettle of #T0000003"),
+    ("If there's no kettle that is steel, 2L and cheap, then return it", "Return it: the Kettle of #T0000003"),
+    ("if not, return it and then refund me", "Return it and then refund me: the Kettle of #T0000003"),
 ])
 def test_the_customers_words_for_a_failed_condition_become_a_request_about_the_swapped_lines(said, request_text):
     assert fallback(EXCHANGE, SWAP, said, [ORDER, KETTLE]) == request_text

@@ -221,6 +221,31 @@ def test_a_swap_against_the_customers_condition_is_replaced_by_what_they_asked_f
     assert loader.export(engine) == before and llm.pending() == {}
 
 
+def test_a_swap_whose_variant_named_in_a_condition_is_sold_out_is_redone_as_said_for_that_case(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003",
+                                 item_ids=["k-glass-1l", "s-silk-red"], new_item_ids=["k-steel-1l", "s-wool-red"],
+                                 payment_method_id="credit_card_mia"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["s-silk-red"],
+                                 new_item_ids=["s-wool-red"], payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    message = ("Please exchange the kettle from #T0000003 for a steel one and the scarf for a wool one, any difference "
+               "to my credit card. If there's no kettle that is steel and 2L, then I'd rather only exchange the scarf.")
+    result = agent.handle(MIA, message, turn_key="h:1", conversation_id="h")
+    redone = next(s for s in result.trace["steps"] if s.get("role") == "redo")
+    # the steel 2L kettle is sold out: the scarf's exchange alone, the swap still offered for it
+    assert redone["fallback"] == "I'd rather only exchange the scarf: #T0000003"
+    assert "exchange_delivered_order_items" in _offered(llm, 3)
+    assert result.outcome == "pending_confirmation" and result.args["item_ids"] == ["s-silk-red"]
+    assert result.reply.startswith("No kettle that is steel and 2L is available.")
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
 def test_a_swap_against_a_condition_with_nothing_said_for_that_case_is_redone_as_asked(shop):
     agent, _, llm = shop
     to_system(llm)
