@@ -36,7 +36,7 @@ from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.kinds import another_kind, no_swap_asked, only_asks, unasked_refusal
+from chops.pipeline.kinds import another_kind, no_swap_asked, only_asks
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,
@@ -48,11 +48,10 @@ from chops.pipeline.lookups import (
     seen_data,
 )
 from chops.pipeline.prompting import fragment, messages, section, without_instructions
+from chops.pipeline.refusals import refuse
 from chops.pipeline.repairs import not_of_sources, repaired
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema
-from chops.pipeline.states import other_record, out_of_state
-from chops.pipeline.targets import others_named, refusal
 from chops.pipeline.together import taken_along
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.undo import undoing
@@ -223,10 +222,8 @@ class Executor:
         """Repair and ground every call (``chops.pipeline.repairs``) and run it for the caller: reads for real, the
         writes together as ONE dry-run plan (``Api.call_plan``), so a later write sees an earlier one's effect.
 
-        A repeated call is dropped. When the request names another member as the target of any write
-        (``chops.pipeline.targets``), no step runs at all: every write is refused, and the reads too,
-        since the request is about someone else; so too for a write of products nobody named, a swap the request
-        does not ask for (``chops.pipeline.kinds``) or one against the price asked for, which the agent then redoes."""
+        A repeated call is dropped. Where the plan's writes may not run at all (the request is about someone else, a
+        swap it does not ask for…: ``chops.pipeline.refusals``), no step runs."""
         steps: list[Step] = []
         read = conversation_lookups(ctx) if lookups is None else lookups
         known, seen = looked_up(ctx, read), seen_data(ctx, read)
@@ -239,33 +236,16 @@ class Executor:
         reader = Reader(self.api, self.operations, ctx.nickname, lookups, seen)  # records a repair reads for itself
         steps = fan_out(self.api, self.operations, ctx, steps, reader, step)  # "all my pending orders"
         writes = [s for s in steps if s.writes]
-        others: list[str] = []
-        for s in writes:
-            others += [who for who in others_named(self.api, ctx, s.args) if who not in others]
-        # A write of products nobody named, a swap the request does not ask for (it asks to return or cancel), one
-        # against the price it asks for, of a record in a state it does not take, or of none of the record the
-        # request types where a write like it takes that one (nothing to ask the customer).
-        states = [(out_of_state(self.operations[s.operation], s.args, seen, self.choices, ctx.text)
-                   or other_record(self.operations[s.operation], s.args, seen, self.choices, ctx.text))
-                  if s.writes else None for s in steps]
-        unasked = next((r for s, state in zip(steps, states) if s.writes and (r := unasked_refusal(
-            self.operations[s.operation], s.args, self.choices, ctx.text, ctx.user_texts, seen, ctx.message) or state)),
-            None)
+        others, refused = refuse(self.api, self.operations, self.choices, ctx, steps, seen)  # not run at all
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
-        which = None if others or unasked else ask(reader, self.operations, writes, ctx.text, ctx.user_texts)
+        which = None if refused else ask(reader, self.operations, writes, ctx.text, ctx.user_texts)
         reader.note(step)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
-        if others:
-            for s in steps:
-                s.result = refusal(s.operation, ctx.nickname, others)
-        elif unasked is not None:
-            for s, state in zip(steps, states):  # a write of a record in a state it does not take says its own record
-                s.result = state or unasked.model_copy(update={"operation": s.operation})
-        elif which is not None:  # the question alone: the answer completes this call (``repairs._kept``)
+        if which is not None:  # the question alone: the answer completes this call (``repairs._kept``)
             s, asked = which
             s.args, s.result, steps = {**s.args, **dict.fromkeys(asked.unset)}, asked.result(s.operation), [s]
-        else:
+        elif not refused:
             for s in steps:
                 if not s.writes:
                     s.result = self.api.call(s.operation, ctx.nickname, s.args)
