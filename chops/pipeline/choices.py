@@ -52,7 +52,7 @@ def _may_be(typed: str, values: list[str]) -> bool:
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),
-                message: str = "", asked: Iterable[str] = ()) -> Options:
+                message: str = "", asked: Iterable[str] = (), earlier: Iterable[str] = ()) -> Options:
     """For each argument that declares where its values come from, the values ``sources`` (the profile's
     data and the conversation's look-up results) hold, then the ids the customer ``typed``; an argument with no
     value found in ``sources`` is left out (free text). One that also declares where its values' names are
@@ -60,7 +60,9 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
     it mentions (``mentioned``), and the typed ones; grouped by name when it declares ``CHOICES_ONE_EACH``
     (``one_each``). A pair's partner leaves out the lines that could only pair with themselves (``own_lines``).
     One that declares ``CHOICES_DESCRIBED`` keeps the values whose features the customer's messages (``asked``)
-    describe best (``chops.pipeline.described``)."""
+    describe best (``chops.pipeline.described``). Where the ``message`` names none of an argument's values, the newest
+    of the request's ``earlier`` messages that names some does ("refund it to my gift card then", after "return the
+    more expensive tablet" was refused for the card asked: the 1.5B returned the whole order, train task 83)."""
     operations, sources, typed, asked = list(operations), list(sources), list(typed), list(asked)
     kinds = [op.kind for op in operations if op.writes and not op.choice_pairs()]  # "return": no swap asked
     fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
@@ -74,10 +76,13 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
         for arg, paths in sorted(op.choice_keys().items()):
             values = values_in(sources, paths)
             if values:
-                said[arg] = counted(mentioned(values, fields[names[arg]], message), fields[names[arg]], message) \
-                    if arg in names else []
-                if said[arg] and arg not in op.choice_pairs():
-                    said[arg] = told_apart(said[arg], fields[names[arg]], sources, message)
+                said[arg] = []
+                if arg in names:
+                    named_in = next((t for t in (message, *earlier) if mentioned(values, fields[names[arg]], t)),
+                                    message)
+                    said[arg] = counted(mentioned(values, fields[names[arg]], named_in), fields[names[arg]], named_in)
+                    if said[arg] and arg not in op.choice_pairs():
+                        said[arg] = told_apart(said[arg], fields[names[arg]], sources, named_in)
                 found[arg] = said[arg] or values
                 if not op.writes:
                     found[arg] = in_asked_states(op, arg, found[arg], operations, sources, message)

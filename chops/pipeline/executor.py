@@ -159,8 +159,8 @@ class Executor:
             swapless = self.observing and no_swap_asked(ctx.text, ctx.user_texts, self.choices, sources)
             offered = tuple(op for op in choices if _offered(op, ctx, acting, asking, swapless)) \
                 or (() if asking else choices)
-            options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts), seen,
-                                    ctx.user_texts)
+            options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts,
+                                                         ctx.request_texts[1:]), seen, ctx.user_texts)
             if n < self.steps:
                 offered = looked_up_first(offered, options)
             schema = plan_schema(offered, self.observing and ctx.instead is None, options)  # a redo's write: no answer

@@ -516,6 +516,17 @@ def test_two_lines_of_one_product_are_told_apart_by_the_price_the_customer_compa
     assert lines("return both speakers, the dearer one is broken") == ("s1", "s2")  # both
     assert lines("return the cheapest teapot") == ("m1",)  # one line of it: nothing to tell apart
 
+    def later(message, *earlier):
+        return {arg: v for _, arg, v, _ in arg_options(ret, [PROFILE, speakers], (), message,
+                                                        earlier=earlier)}["item_ids"]
+
+    # A message naming none of the lines is read with the newest earlier message of the request that names some.
+    first = "I got two speakers and only need one, so return the pricier one, refund to my credit card"
+    assert later("OK, refund it to my gift card then", first) == ("s2",)
+    assert later("to the gift card then", "thanks", first, "Return the teapot") == ("s2",)
+    assert later("Return the teapot instead", first) == ("m1",)  # named now: as said now
+    assert later("OK, refund it to my gift card then") == ("s1", "s2", "m1")  # nothing named before
+
 
 @pytest.mark.parametrize("request_text, returned", [
     ("Return both scarfs and the lamp", ["222", "111", "223"]),

@@ -14,6 +14,7 @@ from chops.i18n import use_catalogs
 from chops.llm import ScriptedLLM
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
+from chops.records import TurnRecord
 from chops.settings import get_settings
 from tests.unit.pipeline_support import FakeIndex, answering, call, plan, prompt_text, to_system, verdict
 from tests.unit.retail_support import MIA, balance, load_shop, order, shop_document
@@ -244,6 +245,25 @@ def test_a_swap_whose_variant_named_in_a_condition_is_sold_out_is_redone_as_said
     assert result.outcome == "pending_confirmation" and result.args["item_ids"] == ["s-silk-red"]
     assert result.reply.startswith("No kettle that is steel and 2L is available.")
     assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_an_answer_to_a_refusal_naming_no_product_is_about_the_product_named_before(shop):
+    agent, engine, llm = shop
+    first = "Return the kettle from #T0000003 and refund it to my paypal"
+    refused = TurnRecord(user_text=first, reply="I couldn't do that: the refund goes to the original payment method "
+                         "or a gift card", route="system", operation="return_delivered_order_items",
+                         outcome="refused_invalid_arg")
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Fine, refund it to my gift card then", history=[refused], turn_key="i:2",
+                          conversation_id="i")
+    offered = json.loads(_offered(llm, 1))
+    # the kettle's line alone: "it" is the kettle of the message before (the 1.5B returned the whole order)
+    assert "k-glass-1l" in json.dumps(offered) and "s-silk-red" not in json.dumps(offered)
+    assert result.outcome == "pending_confirmation" and result.args["item_ids"] == ["k-glass-1l"]
 
 
 def test_a_swap_against_a_condition_with_nothing_said_for_that_case_is_redone_as_asked(shop):
