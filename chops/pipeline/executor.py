@@ -56,7 +56,7 @@ from chops.pipeline.together import taken_along
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.undo import undoing
 from chops.pipeline.walk import typed_ids
-from chops.pipeline.which import ask
+from chops.pipeline.which import ask, read_elsewhere
 
 
 class Executor:
@@ -236,6 +236,9 @@ class Executor:
         reader = Reader(self.api, self.operations, ctx.nickname, lookups, seen)  # records a repair reads for itself
         steps = fan_out(self.api, self.operations, ctx, steps, reader, step)  # "all my pending orders"
         writes = [s for s in steps if s.writes]
+        moved = read_elsewhere(reader, self.operations, writes, ctx.text, ctx.user_texts)  # the line described
+        if moved:
+            step.setdefault("meant", []).extend(moved)
         others, refused = refuse(self.api, self.operations, self.choices, ctx, steps, seen)  # not run at all
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
         which = None if refused else ask(reader, self.operations, writes, ctx.text, ctx.user_texts)

@@ -55,16 +55,20 @@ def unkept(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
     ("the same material and color": ``relative.comparisons``); else None."""
     sources = list(sources)
     for line in swapped_lines(op, args, texts, sources):
-        options = labels(t for node in holding(sources, line.old) for t in node.values() if isinstance(t, str))
-        same = [o for o, how in comparisons(" ".join(line.sentences), options) if how == 0 and o != PRICE]
-        # Only where the old line's text lists its options in the labels' order: a value is read by its place.
-        if any(value_of(line.was, o, options) != options[o] for o in same):
-            continue
+        options, same = kept(line, sources)
         changed = [o for o in same if value_of(line.now, o, options) not in (None, options[o])]
         if changed:
             return (", ".join(f"{o} {options[o]}" for o in changed),
                     ", ".join(f"{o} {value_of(line.now, o, options)}" for o in changed))
     return None
+
+
+def kept(line: Swapped, sources: list[Any]) -> tuple[dict[str, str], list[str]]:
+    """(the old line's labelled options, those the customer's words about its product say stay the same), the latter
+    only where the old line's text lists its options in the labels' order (a value is read by its place)."""
+    options = labels(t for node in holding(sources, line.old) for t in node.values() if isinstance(t, str))
+    same = [o for o, how in comparisons(" ".join(line.sentences), options) if how == 0 and o != PRICE]
+    return options, ([] if any(value_of(line.was, o, options) != options[o] for o in same) else same)
 
 
 # The variant a customer's change depends on: "if there's no keyboard that is clicky, full size and RGB backlit, then

@@ -30,8 +30,9 @@ from chops.pipeline.choices import lines_of, record_arg
 from chops.pipeline.context import FINAL, Step
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.lookups import Reader
-from chops.pipeline.relative import comparisons
+from chops.pipeline.relative import comparisons, value_of
 from chops.pipeline.several import COUNTS, EVERY, EVERY_ZH, pattern
+from chops.pipeline.swapped import kept, swapped_lines
 from chops.pipeline.walk import mentions, record_fields, records, values_in
 
 # Words that take in several lines, or name a record by its place among the customer's.
@@ -93,6 +94,29 @@ def ask(read: Reader, operations: Mapping[str, Operation], writes: Iterable[Step
         if which is not None:
             return s, which
     return None
+
+
+def read_elsewhere(read: Reader, operations: Mapping[str, Operation], writes: Iterable[Step], request: str,
+                   texts: Iterable[str]) -> list[dict[str, Any]]:
+    """Read the records holding a candidate line of each of ``writes`` not read yet (``ask`` would), and give a write
+    whose line the customer's words single out there that line (``meant``), before any check refuses the write for the
+    line the model took ("my small t-shirt, same size": the 1.5B took the XXL one of another order, and the swap was
+    refused for changing the size, turn after turn: train task 3). Returns the writes moved (for the trace)."""
+    texts, moved = list(texts), []
+    if _moot(request):
+        return moved
+    for s in writes:
+        op = operations[s.operation]
+        found = _candidates(op, s.args, texts, read.sources)
+        unread = [rid for cands, taken in (found.groups.values() if found else ()) if len(cands) > len(taken)
+                  for rid, v in cands if v is None]
+        for rid in list(dict.fromkeys(unread))[:_READS]:
+            read.record(op, found.record, rid)
+        described = meant(op, s.args, texts, read.sources) if unread else None
+        if described is not None:
+            moved.append({"operation": s.operation, "proposed": s.args, "args": described})
+            s.args = described
+    return moved
 
 
 def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
@@ -182,6 +206,11 @@ def _candidates(op: Operation, args: Mapping[str, Any], texts: list[str], source
         groups[str(name)] = (candidates, taken)
     lines = descriptions(n for data in sources for n in records(data))
     new = {f for arg in partners for v in args.get(arg) or () for f in features(lines.get(str(v), ""))}
+    # But an option said to stay ("same size") is the old line's too: "my small t-shirt to purple, same size" tells
+    # the small one apart (train task 3: the 1.5B took another order's XXL one).
+    for line in swapped_lines(op, args, texts, sources):
+        options, same = kept(line, sources)
+        new -= {value_of(line.now, o, options) for o in same}
     return _Found(record, line_arg, groups, lines, marks, new)
 
 

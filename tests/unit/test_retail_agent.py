@@ -584,6 +584,35 @@ def test_a_cancel_asked_for_one_item_of_an_order_tells_the_customer_and_writes_n
     assert loader.export(engine) == before and llm.pending() == {}
 
 
+def test_a_line_the_customer_described_in_an_order_not_read_is_read_and_taken(sqlite_url):
+    document = shop_document()
+    kettles = document["products"]["p-kettle"]["variants"]
+    kettles["k-glass-2l"] = {"item_id": "k-glass-2l", "options": {"material": "glass", "capacity": "2L"},
+                             "available": True, "price": 62.00}
+    document["orders"]["#T0000002"]["items"].append({"name": "Kettle", "product_id": "p-kettle", "price": 60.00,
+                                                     "item_id": "k-steel-2l", "options": {"material": "steel",
+                                                                                          "capacity": "2L"}})
+    engine, api = load_shop(sqlite_url, document)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    before = loader.export(engine)
+    to_system(llm)  # the model reads the first pending order holding a kettle (a 1L one) and changes that kettle
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
+    llm.enqueue("executor", call("modify_pending_order_items", order_id="#T0000001", item_ids=["k-steel-1l"],
+                                 new_item_ids=["k-glass-2l"], payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Change my pending 2L kettle to a glass one, same capacity, gift card for any "
+                          "difference", turn_key="m:1", conversation_id="m")
+    # the other pending order holding a kettle was read: its 2L kettle is the one described ("2L", which the new one
+    # has too, but the capacity stays)
+    assert result.outcome == "pending_confirmation" and result.operation == "modify_pending_order_items"
+    assert result.args["order_id"] == "#T0000002" and result.args["item_ids"] == ["k-steel-2l"]
+    assert result.args["new_item_ids"] == ["k-glass-2l"]
+    assert loader.export(engine) == before and llm.pending() == {}
+    engine.dispose()
+
+
 @pytest.mark.parametrize("message", [
     "For order #T0000001, change the address to be the same as order #T0000002; the default one stays.",
     "Please ship #T0000001 to the same address as #T0000002, not to my default one",

@@ -133,6 +133,20 @@ def test_words_about_a_swaps_new_item_tell_no_old_line_apart():
     assert meant(EXCHANGE, args, [request], sources) is None
 
 
+def test_an_option_said_to_stay_tells_the_old_line_apart_though_the_new_item_has_it():
+    five = {"order_id": "#T0000012", "status": "delivered", "items": [
+        _line("b-white", "Blender", "color: white, speed: 5"), _line("l-desk", "Desk Lamp", "color: black")]}
+    red = {"product_id": "p-blender", "name": "Blender", "options": "color, speed",
+           "variants": {"b-red-5": "red, 5; $120.00; available", "b-red": "red, 3; $100.00; available"}}
+    args = {"order_id": "#T0000011", "item_ids": ["b-red"], "new_item_ids": ["b-red-5"],
+            "payment_method_id": "paypal_mia"}
+    sources = [PROFILE, ORDER_11, five, red]
+    # "5-speed" is the new item's speed too, but the speed stays: it describes the old line, #T0000012's
+    request = "Change my 5-speed blender to a red one, same speed"
+    assert meant(EXCHANGE, args, [request], sources) == {**args, "order_id": "#T0000012", "item_ids": ["b-white"]}
+    assert meant(EXCHANGE, args, ["Change my blender to a red 5-speed one"], sources) is None  # the new one's
+
+
 def test_products_said_to_be_in_one_order_name_the_order_holding_them_all():
     request = "Return the blender and the desk lamp, they came in the same order"
     assert unsure(RETURN, _ret("#T0000012", "b-white", "l-desk"), request, [request],
