@@ -85,11 +85,7 @@ def ask(read: Reader, operations: Mapping[str, Operation], writes: Iterable[Step
         return None
     for s in writes:
         op = operations[s.operation]
-        found = _candidates(op, s.args, texts, read.sources)
-        unread = [rid for cands, taken in (found.groups.values() if found else ()) if len(cands) > len(taken)
-                  for rid, v in cands if v is None]
-        for rid in list(dict.fromkeys(unread))[:_READS]:
-            read.record(op, found.record, rid)
+        _read_unread(read, op, s.args, texts)
         which = unsure(op, s.args, request, texts, read.sources)
         if which is not None:
             return s, which
@@ -107,16 +103,22 @@ def read_elsewhere(read: Reader, operations: Mapping[str, Operation], writes: It
         return moved
     for s in writes:
         op = operations[s.operation]
-        found = _candidates(op, s.args, texts, read.sources)
-        unread = [rid for cands, taken in (found.groups.values() if found else ()) if len(cands) > len(taken)
-                  for rid, v in cands if v is None]
-        for rid in list(dict.fromkeys(unread))[:_READS]:
-            read.record(op, found.record, rid)
-        described = meant(op, s.args, texts, read.sources) if unread else None
+        described = meant(op, s.args, texts, read.sources) if _read_unread(read, op, s.args, texts) else None
         if described is not None:
             moved.append({"operation": s.operation, "proposed": s.args, "args": described})
             s.args = described
     return moved
+
+
+def _read_unread(read: Reader, op: Operation, args: Mapping[str, Any], texts: list[str]) -> bool:
+    """Read the records (at most ``_READS``) holding a candidate line of the write ``op`` with ``args`` that no look-up
+    has read yet; False where there was none."""
+    found = _candidates(op, args, texts, read.sources)
+    unread = [rid for cands, taken in (found.groups.values() if found else ()) if len(cands) > len(taken)
+              for rid, v in cands if v is None]
+    for rid in list(dict.fromkeys(unread))[:_READS]:
+        read.record(op, found.record, rid)
+    return bool(unread)
 
 
 def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
