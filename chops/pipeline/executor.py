@@ -235,11 +235,11 @@ class Executor:
         steps = not_of_sources(steps, ctx.text, step)  # "the same address as order #W…": that order is not changed
         reader = Reader(self.api, self.operations, ctx.nickname, lookups, seen)  # records a repair reads for itself
         steps = fan_out(self.api, self.operations, ctx, steps, reader, step)  # "all my pending orders"
-        writes = [s for s in steps if s.writes]
-        moved = read_elsewhere(reader, self.operations, writes, ctx.text, ctx.user_texts)  # the line described
-        if moved:
+        moved = read_elsewhere(reader, self.operations, [s for s in steps if s.writes], ctx.text, ctx.user_texts)
+        if moved:  # the line the customer described
             step.setdefault("meant", []).extend(moved)
-        others, refused = refuse(self.api, self.operations, self.choices, ctx, steps, seen)  # not run at all
+        steps, others, refused = refuse(self.api, self.operations, self.choices, ctx, steps, seen)  # not run at all
+        writes = [s for s in steps if s.writes]
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
         which = None if refused else ask(reader, self.operations, writes, ctx.text, ctx.user_texts)
         reader.note(step)

@@ -4,7 +4,8 @@ The request names another member as the target of a write (``chops.pipeline.targ
 reads too, since the request is about someone else. A write of products nobody named, a swap the request does not ask
 for, one against the price it asks for (``chops.pipeline.kinds``), of a record in a state it does not take, or of
 none of the record the request types where a write like it takes that one (``chops.pipeline.states``): nothing to
-ask the customer, so the agent redoes the plan with the reason.
+ask the customer, so the agent redoes the plan with the reason; but a write of a record in a state it does not take
+beside writes that may run is left out, the customer told why (``_beside``).
 """
 
 from __future__ import annotations
@@ -13,17 +14,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chops.domain.operations import Operation
+from chops.domain.outcomes import OperationResult
 from chops.domain.system import SystemApi
+from chops.i18n import reply_language
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.kinds import unasked_refusal
+from chops.pipeline.replies import not_done_reply
 from chops.pipeline.states import other_record, out_of_state
 from chops.pipeline.targets import others_named, refusal
 
 
 def refuse(api: SystemApi, operations: Mapping[str, Operation], choices: Sequence[Operation], ctx: TurnContext,
-           steps: list[Step], seen: list[Any]) -> tuple[list[str], bool]:
-    """Set every step's result where the plan's writes may not run (the module docstring); returns (the other members
-    the request names, in order; whether the steps were refused)."""
+           steps: list[Step], seen: list[Any]) -> tuple[list[Step], list[str], bool]:
+    """Set every step's result where the plan's writes may not run (the module docstring); returns (the steps, less
+    the writes ``_beside`` leaves out; the other members the request names, in order; whether the steps were
+    refused)."""
     others: list[str] = []
     for s in steps:
         if s.writes:
@@ -31,14 +36,36 @@ def refuse(api: SystemApi, operations: Mapping[str, Operation], choices: Sequenc
     if others:
         for s in steps:
             s.result = refusal(s.operation, ctx.nickname, others)
-        return others, True
-    states = [(out_of_state(operations[s.operation], s.args, seen, choices, ctx.text)
-               or other_record(operations[s.operation], s.args, seen, choices, ctx.text)) if s.writes else None
-              for s in steps]
-    unasked = next((r for s, state in zip(steps, states) if s.writes and (r := unasked_refusal(
-        operations[s.operation], s.args, choices, ctx.text, ctx.user_texts, seen, ctx.message) or state)), None)
-    if unasked is None:
-        return [], False
-    for s, state in zip(steps, states):  # a write of a record in a state it does not take says its own record
-        s.result = state or unasked.model_copy(update={"operation": s.operation})
-    return [], True
+        return steps, others, True
+    rows = [(s, out_of_state(operations[s.operation], s.args, seen, choices, ctx.text)
+             or other_record(operations[s.operation], s.args, seen, choices, ctx.text),
+             unasked_refusal(operations[s.operation], s.args, choices, ctx.text, ctx.user_texts, seen, ctx.message))
+            if s.writes else (s, None, None) for s in steps]
+    rows = _beside(operations, ctx, rows)
+    first = next((why or state for _, state, why in rows if why or state), None)
+    if first is None:
+        return [s for s, _, _ in rows], [], False
+    for s, state, _ in rows:  # a write of a record in a state it does not take says its own record
+        s.result = state or first.model_copy(update={"operation": s.operation})
+    return [s for s, _, _ in rows], [], True
+
+
+Row = tuple[Step, OperationResult | None, OperationResult | None]  # a step, its state's refusal, its request's
+
+
+def _beside(operations: Mapping[str, Operation], ctx: TurnContext, rows: list[Row]) -> list[Row]:
+    """``rows`` without the writes of a record in a state they do not take, where the plan's other writes may run and
+    no other write is asked for instead (``instead``); the customer is told why first (``told``). Told "cancel all my
+    pending orders", the 1.5B added the delivered order's cancel, and the pending orders' cancels were refused with it
+    (train task 16)."""
+    out = [r for r in rows if r[1] is not None and not (r[1].data or {}).get("instead")]
+    if not out or any(why is not None for _, _, why in rows) or not any(
+            s.writes and state is None for s, state, _ in rows):
+        return rows
+    lang = reply_language(ctx.user_texts)
+    told = (ctx.trace.info.get("told") or "").split("\n")  # once, though a redo plans the same again
+    told += [line for s, state, _ in out if (line := not_done_reply(operations[s.operation], state, s.args, lang))
+             not in told]
+    ctx.trace.info["told"] = "\n".join(filter(None, told))
+    ctx.trace.step("beside", left_out=[{"operation": s.operation, "args": s.args} for s, _, _ in out])
+    return [r for r in rows if r not in out]

@@ -572,6 +572,25 @@ def test_each_write_of_a_record_in_a_state_it_does_not_take_says_its_own_record(
     assert loader.export(engine) == before and llm.pending() == {}
 
 
+def test_a_write_of_a_record_in_a_state_it_does_not_take_beside_others_is_left_out_and_told(shop):
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", plan(*(("cancel_pending_order", {"order_id": o, "reason": "no longer needed"})
+                                   for o in ("#T0000001", "#T0000002", "#T0000003"))))
+    llm.enqueue("verifier", verdict(9))
+    before = loader.export(engine)
+    result = agent.handle(MIA, "Cancel all my pending orders, I no longer need them", turn_key="o:1",
+                          conversation_id="o")
+    # the delivered order's cancel is left out, the customer told why first; the pending orders' wait for the yes
+    assert result.outcome == "pending_confirmation"
+    cancelled = [s["args"]["order_id"] for s in result.steps]
+    assert "#T0000003" not in cancelled and {"#T0000001", "#T0000002"} <= set(cancelled)
+    told, rest = result.reply.split("\n\n", 1)
+    assert told.startswith("Not done (cancel your order") and "#T0000003 is delivered" in told
+    assert "#T0000003" not in rest and "Shall I go ahead?" in rest
+    assert loader.export(engine) == before and llm.pending() == {}
+
+
 def test_a_cancel_asked_for_one_item_of_an_order_tells_the_customer_and_writes_nothing(shop):
     agent, engine, llm = shop
     before = loader.export(engine)
