@@ -63,6 +63,9 @@ DIFFERENCE_METHOD = {**CHOSEN_METHOD, CHOICES_ORIGINAL: {
     "in": "order_id", "at": "payments.method",
     "words": ["original", "paid with", "one i paid", "on the order", "on my order", "same method", "same card",
               "原来", "原付款"]}}
+# A refund's method is no choice to ask for, but the order's own is known: a return added for another order ("return
+# everything from both my orders") refunds that order's own method where the first refunds its own (``fanout``).
+REFUND_METHOD = {**METHODS, CHOICES_ORIGINAL: DIFFERENCE_METHOD[CHOICES_ORIGINAL]}
 # An address's parts: "my Chicago address" is the profile's or an order's address, taken whole (``CHOICES_RECORD``).
 ADDRESS = {CHOICES_RECORD: "address"}
 Id = Annotated[str, Field(max_length=64)]
@@ -217,4 +220,4 @@ class ReturnArgs(Args):
                                              "gift card"),
                                   description="which payment method receives the refund: the order's original "
                                               "payment method or one of the customer's gift cards",
-                                  json_schema_extra=METHODS)
+                                  json_schema_extra=REFUND_METHOD)

@@ -237,7 +237,14 @@ def original(op: Operation, arg: str, args: dict[str, Any], sources: Iterable[An
     within = args.get(spec["in"]) if spec else None
     if within is None or not any(named(w, t) for w in spec["words"] for t in texts):
         return None
-    for node in records(list(sources)):
+    return own_value(op, arg, within, sources)
+
+
+def own_value(op: Operation, arg: str, within: Any, sources: Iterable[Any]) -> str | None:
+    """The record ``within``'s own value of ``arg`` (``CHOICES_ORIGINAL``: the first value at its path in that record,
+    an order's first payment's method), or None where ``arg`` declares none or the record is not in ``sources``."""
+    spec = op.choice_original().get(arg)
+    for node in records(list(sources)) if spec and within is not None else ():
         if str(node.get(spec["in"])) == str(within) and (found := values_at(node, spec["at"])):
             return found[0]
     return None

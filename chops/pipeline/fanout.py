@@ -22,7 +22,9 @@ skateboard, the garden hose and the pet bed", each in another delivered order.
 
 A record's arguments are the write's own, with its lines taken anew from that record (each list argument whose
 values the first record holds): a swap's old lines from the new items' products (``choices.paired``), another
-list the lines the request names, or, where the first call took every line of its record, every line of this one.
+list the lines the request names, or, where the first call took every line of its record, every line of this one;
+and a value that was the first record's own (``CHOICES_ORIGINAL``: its original payment method) this record's own
+("return everything from both my orders": each refunded to its own method, train task 11).
 Where a record's lines are not known yet it is looked up first (the operation's ``needs`` that take the record
 argument). An added write whose own dry run is refused or changes nothing is left out: the plan, which the verifier
 checks and the customer confirms as one, only gains changes that can be made.
@@ -38,6 +40,7 @@ from typing import Any
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
 from chops.pipeline.choices import lines_of, paired, record_arg
+from chops.pipeline.completion import own_value
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import Reader
@@ -186,7 +189,13 @@ def _for_record(op: Operation, args: dict[str, Any], record: str, sources: list[
                 first: dict[str, list[str]]) -> dict[str, Any] | None:
     """``args`` for ``record`` instead of the record they name, its lines taken anew (``first``: the lines of the
     record they name); None when they cannot be."""
-    out = {**args, record_arg(op): record}
+    arg = record_arg(op)
+    out = {**args, arg: record}
+    # A value that was the first record's own (the refund to its original payment method) is this one's own.
+    for key in op.choice_original():
+        first_own, own = own_value(op, key, args[arg], sources), own_value(op, key, record, sources)
+        if own is not None and first_own is not None and str(args.get(key)) == str(first_own):
+            out[key] = own
     mine = lines_of(op, record, sources)
     held = record_fields(sources, set(op.choice_names().values()))
     for key, value in args.items():

@@ -153,3 +153,33 @@ def test_a_default_address_change_alone_stays_one_write(shop):  # noqa: F811
     asked = agent.handle(MIA, "Please change my default address to 12 Oak Road, Testville, ZZ 11111",
                          turn_key="t:1", conversation_id="t")
     assert [s["operation"] for s in asked.steps] == ["modify_user_address"]
+
+
+def test_a_return_added_for_another_order_refunds_that_orders_own_payment_method(sqlite_url):
+    from apis.retail import loader
+    from chops.llm import ScriptedLLM
+    from chops.pending import PendingChanges
+    from chops.pipeline import Agent
+    from chops.settings import get_settings
+    from tests.unit.pipeline_support import FakeIndex
+    from tests.unit.retail_support import load_shop, shop_document
+    from tests.unit.test_lookup_confirm import Approvals
+
+    document = shop_document()
+    document["orders"]["#T0000004"]["status"] = "delivered"  # paid with PayPal; #T0000003 with the card
+    engine, api = load_shop(sqlite_url, document)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003",
+                                 item_ids=["k-glass-1l", "s-silk-red"], payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Please return everything from both of my orders that were delivered", turn_key="r:1",
+                          conversation_id="r")
+    assert result.outcome == "pending_confirmation"
+    assert [(s["args"]["order_id"], s["args"]["payment_method_id"]) for s in result.steps] == [
+        ("#T0000003", "credit_card_mia"), ("#T0000004", "paypal_mia")]  # each order's own method, not the first's
+    assert loader.export(engine) == before and llm.pending() == {}
+    engine.dispose()
