@@ -211,6 +211,23 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
     return out if out != args else None
 
 
+def by_product(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[str, Any] | None:
+    """``args`` with each old line of a swap that is no line of its record but the product (``CHOICES_PAIRED``'s
+    ``by``) of exactly one of them replaced by that line, or None when nothing changes: "change item 1656367028 to
+    item 1421289881" named the keyboard's product id as the item, and the platform refused the swap of a line the
+    order does not have (train task 21)."""
+    sources, out = list(sources), dict(args)
+    for arg, pair in op.choice_pairs().items():
+        values, within = args.get(arg), args.get(pair["in"])
+        if not isinstance(values, list) or within is None:
+            continue
+        lines = list(dict.fromkeys(_lines(op, arg, within, sources)))
+        groups = record_fields(sources, {pair["by"]})[pair["by"]]
+        out[arg] = [v if str(v) in lines or len(of := [x for x in lines if groups.get(x) == str(v)]) != 1 else of[0]
+                    for v in values]
+    return out if out != args else None
+
+
 def record_arg(op: Operation) -> str | None:
     """The argument naming the record ``op`` changes (the first whose record must be in some state), or None."""
     return next(iter(op.choice_states()), None)

@@ -3,17 +3,17 @@
 Each repair mends one mistake the 1.5B model was seen to make, in this order: the call the last turn asked the
 customer to complete keeps the values it had (``_kept``); a change proposed for a record in a state the operation
 does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are their return
-(``choices.for_themselves``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
-another list of lines holds each no more often than the order does (``choices.capped``; a repeat is the line named
-and left out: ``together.in_place_of_repeats``), a line of a product the
-order holds several of is the one the customer described ("the robotic one": ``which.meant``), and every line of a
-product the request asks for all of ("both skateboards": ``together.all_of_them``); a change the customer was
-asked to confirm and added to instead keeps its lines beside the new ones (``together.with_dropped``); values the
-customer did not write and no look-up returned are dropped (``grounding``); an address named from the customer's data
-is taken whole (``completion.completed``), one named as a place is that one ("my NYC address":
-``completion.named_record``), and a part only repeating another is empty (``completion.repeated``); a
-choice the customer has not made (a payment method) is asked for, not guessed (``completion.unnamed``). Each repair
-made is noted in the executor step's trace record.
+(``choices.for_themselves``); a swap's old line named by its product's id is that line (``choices.by_product``); a
+swap's old lines are the lines of its new items' products (``choices.paired``), and another list of lines holds each
+no more often than the order does (``choices.capped``; a repeat is the line named and left out:
+``together.in_place_of_repeats``), a line of a product the order holds several of is the one the customer described
+("the robotic one": ``which.meant``), and every line of a product the request asks for all of ("both skateboards":
+``together.all_of_them``); a change the customer was asked to confirm and added to instead keeps its lines beside the
+new ones (``together.with_dropped``); values the customer did not write and no look-up returned are dropped
+(``grounding``); an address named from the customer's data is taken whole (``completion.completed``), one named as a
+place is that one ("my NYC address": ``completion.named_record``), and a part only repeating another is empty
+(``completion.repeated``); a choice the customer has not made (a payment method) is asked for, not guessed
+(``completion.unnamed``). Each repair made is noted in the executor step's trace record.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.choices import capped, for_themselves, paired
+from chops.pipeline.choices import by_product, capped, for_themselves, paired
 from chops.pipeline.states import counterpart
 from chops.pipeline.completion import completed, named_record, repeated, retyped, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
@@ -51,6 +51,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
         # Items exchanged for themselves: their return (the arguments the return takes, as proposed).
         step.setdefault("switched", []).append({"from": name, "to": meant})
         name, proposed = meant, {k: v for k, v in proposed.items() if k in operations[meant].arg_names()}
+    product = by_product(operations[name], proposed, seen)
+    if product is not None:  # a line named by its product's id
+        step.setdefault("by_product", []).append({"operation": name, "proposed": proposed, "args": product})
+        proposed = product
     pairs = paired(operations[name], proposed, seen) or capped(operations[name], proposed, seen)
     if pairs is not None:  # the old lines of the new items' products; no line more often than the order has it
         # and a line written twice is the named one left out

@@ -548,6 +548,20 @@ def test_every_line_of_a_product_the_request_asks_all_of_is_listed(request_text,
     assert all_of_them(ret, {**args, "item_ids": ["222", "223", "111"]}, [scarves], request_text) is None
 
 
+def test_a_swaps_old_line_named_by_its_products_id_is_that_line():
+    from chops.pipeline.choices import by_product
+
+    swap = OPERATIONS["modify_pending_order_items"]
+    pending = {**ORDER, "status": "pending", "items": [*ORDER["items"], {"item_id": "112", "product_id": "p1",
+                                                                          "name": "Lamp"}]}
+    args = {"order_id": "#W1000001", "item_ids": ["p2"], "new_item_ids": ["555"], "payment_method_id": "gift_card_1"}
+    assert by_product(swap, args, [pending]) == {**args, "item_ids": ["222"]}  # the order's one mug
+    assert by_product(swap, {**args, "item_ids": ["p1"]}, [pending]) is None  # two lamps: which one is not said
+    assert by_product(swap, {**args, "item_ids": ["222"]}, [pending]) is None  # a line already
+    assert by_product(swap, {**args, "item_ids": ["p9"]}, [pending]) is None  # no line of that product
+    assert by_product(OPERATIONS["return_delivered_order_items"], args, [pending]) is None  # no swap
+
+
 def test_a_list_of_an_orders_lines_holds_each_no_more_often_than_the_order():
     from chops.pipeline.choices import capped
 
