@@ -235,13 +235,16 @@ class Executor:
         steps = not_of_sources(steps, ctx.text, step)  # "the same address as order #W…": that order is not changed
         reader = Reader(self.api, self.operations, ctx.nickname, lookups, seen)  # records a repair reads for itself
         steps = fan_out(self.api, self.operations, ctx, steps, reader, step)  # "all my pending orders"
-        moved = read_elsewhere(reader, self.operations, [s for s in steps if s.writes], ctx.text, ctx.user_texts)
+        # The request's words with its earlier messages: "refund it to my gift card then" after "return the more
+        # expensive tablet" was refused is not asked which tablet (train task 83).
+        request = "\n".join(ctx.request_texts)
+        moved = read_elsewhere(reader, self.operations, [s for s in steps if s.writes], request, ctx.user_texts)
         if moved:  # the line the customer described
             step.setdefault("meant", []).extend(moved)
         steps, others, refused = refuse(self.api, self.operations, self.choices, ctx, steps, seen)  # not run at all
         writes = [s for s in steps if s.writes]
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
-        which = None if refused else ask(reader, self.operations, writes, ctx.text, ctx.user_texts)
+        which = None if refused else ask(reader, self.operations, writes, request, ctx.user_texts)
         reader.note(step)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.

@@ -266,6 +266,30 @@ def test_an_answer_to_a_refusal_naming_no_product_is_about_the_product_named_bef
     assert result.outcome == "pending_confirmation" and result.args["item_ids"] == ["k-glass-1l"]
 
 
+def test_an_answer_to_a_refusal_is_not_asked_which_line_the_request_compared_before(sqlite_url):
+    document = shop_document()
+    document["orders"]["#T0000004"]["status"] = "delivered"
+    document["orders"]["#T0000004"]["items"].append({"name": "Kettle", "product_id": "p-kettle", "price": 40.00,
+                                                     "item_id": "k-steel-1l", "options": {"material": "steel",
+                                                                                          "capacity": "1L"}})
+    engine, api = load_shop(sqlite_url, document)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    refused = TurnRecord(user_text="I got two kettles; return the more expensive one, refund to my paypal",
+                         reply="I couldn't do that: the refund goes to the original payment method or a gift card",
+                         route="system", operation="return_delivered_order_items", outcome="refused_invalid_arg")
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Fine, refund it to my gift card then", history=[refused], turn_key="j:2",
+                          conversation_id="j")
+    # the glass kettle ($45.50) is the dearer of the two: no question which kettle, the return described
+    assert result.outcome == "pending_confirmation" and result.args["item_ids"] == ["k-glass-1l"]
+    engine.dispose()
+
+
 def test_a_swap_against_a_condition_with_nothing_said_for_that_case_is_redone_as_asked(shop):
     agent, _, llm = shop
     to_system(llm)
