@@ -157,19 +157,12 @@ def test_a_default_address_change_alone_stays_one_write(shop):  # noqa: F811
 
 def test_a_return_added_for_another_order_refunds_that_orders_own_payment_method(sqlite_url):
     from apis.retail import loader
-    from chops.llm import ScriptedLLM
-    from chops.pending import PendingChanges
-    from chops.pipeline import Agent
-    from chops.settings import get_settings
-    from tests.unit.pipeline_support import FakeIndex
-    from tests.unit.retail_support import load_shop, shop_document
-    from tests.unit.test_lookup_confirm import Approvals
+    from tests.unit.retail_support import shop_document
+    from tests.unit.test_retail_agent import shop_of
 
     document = shop_document()
     document["orders"]["#T0000004"]["status"] = "delivered"  # paid with PayPal; #T0000003 with the card
-    engine, api = load_shop(sqlite_url, document)
-    llm = ScriptedLLM()
-    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    agent, engine, llm = shop_of(sqlite_url, document)
     before = loader.export(engine)
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))

@@ -32,6 +32,14 @@ def shop(sqlite_url):
     engine.dispose()
 
 
+def shop_of(url: str, document: dict) -> tuple[Agent, object, ScriptedLLM]:
+    """(agent, engine, scripted llm) over the made-up shop as ``document`` holds it (a changed ``shop_document()``)."""
+    engine, api = load_shop(url, document)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    return agent, engine, llm
+
+
 def propose_cancel(llm: ScriptedLLM, order_id: str, reason: str, verified: bool = True) -> None:
     """Script the model reading ``order_id`` and proposing its cancel (and, ``verified``, the verifier passing it)."""
     to_system(llm)
@@ -272,9 +280,7 @@ def test_an_answer_to_a_refusal_is_not_asked_which_line_the_request_compared_bef
     document["orders"]["#T0000004"]["items"].append({"name": "Kettle", "product_id": "p-kettle", "price": 40.00,
                                                      "item_id": "k-steel-1l", "options": {"material": "steel",
                                                                                           "capacity": "1L"}})
-    engine, api = load_shop(sqlite_url, document)
-    llm = ScriptedLLM()
-    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    agent, engine, llm = shop_of(sqlite_url, document)
     refused = TurnRecord(user_text="I got two kettles; return the more expensive one, refund to my paypal",
                          reply="I couldn't do that: the refund goes to the original payment method or a gift card",
                          route="system", operation="return_delivered_order_items", outcome="refused_invalid_arg")
@@ -635,9 +641,7 @@ def test_a_line_the_customer_described_in_an_order_not_read_is_read_and_taken(sq
     document["orders"]["#T0000002"]["items"].append({"name": "Kettle", "product_id": "p-kettle", "price": 60.00,
                                                      "item_id": "k-steel-2l", "options": {"material": "steel",
                                                                                           "capacity": "2L"}})
-    engine, api = load_shop(sqlite_url, document)
-    llm = ScriptedLLM()
-    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    agent, engine, llm = shop_of(sqlite_url, document)
     before = loader.export(engine)
     to_system(llm)  # the model reads the first pending order holding a kettle (a 1L one) and changes that kettle
     llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
@@ -665,9 +669,7 @@ def test_an_orders_address_asked_for_is_not_the_default_address_and_takes_the_ad
     harbor = {"address1": "5 Harbor St", "address2": "Apt 2", "city": "Portside", "country": "USA", "state": "ZZ",
               "zip": "33333"}
     document["orders"]["#T0000002"]["address"] = harbor
-    engine, api = load_shop(sqlite_url, document)
-    llm = ScriptedLLM()
-    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+    agent, engine, llm = shop_of(sqlite_url, document)
     before = loader.export(engine)
     to_system(llm)  # the model proposes the customer's default address change, to the default address itself
     llm.enqueue("executor", call("modify_user_address", address1="7 Lark Street", address2="Unit 2", city="Testville",
