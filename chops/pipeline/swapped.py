@@ -4,9 +4,9 @@ Asked to change a bookshelf to a 4 ft one "with the same material and color, and
 whole order", the 1.5B proposed a 4 ft bookshelf of another material, the only one of that material being sold out.
 So a swap whose new item differs from the old line in an option the customer said to keep the same (``unkept``) is
 refused before it is described, with what they said to do then (``chops.pipeline.kinds.unasked_refusal``). So too one
-whose product the customer said to change only if a variant with the features they named is there ("if there's no
-keyboard that is clicky, full size and RGB, then only exchange the thermostat"), where none available has them all
-(``unmet``).
+whose product the customer said to change only if a variant with the features they named is there, doing something
+with another product of the swap otherwise ("if there's no keyboard that is clicky, full size and RGB, then only
+exchange the thermostat"), where none available has them all (``unmet``).
 """
 
 from __future__ import annotations
@@ -84,8 +84,10 @@ def unmet(op: Operation, args: Mapping[str, Any], texts: Iterable[str], sources:
     one they said to change only if a variant with the features they name exists (``_LACKING``), and no variant of
     it listed without the ``excluded`` marker ("NOT available") has every one of those features; else None."""
     sources = list(sources)
-    for line in swapped_lines(op, args, texts, sources):
-        for what in _depends_on(line.sentences, line.name):
+    lines = list(swapped_lines(op, args, texts, sources))
+    for line in lines:
+        others = {other.name for other in lines if other.name != line.name}
+        for what in _depends_on(line.sentences, line.name, others):
             variants = _beside(sources, line.new)
             wanted = _wanted_by_place(what, variants)
             if not wanted:
@@ -96,13 +98,15 @@ def unmet(op: Operation, args: Mapping[str, Any], texts: Iterable[str], sources:
     return None
 
 
-def _depends_on(sentences: list[str], name: str) -> list[str]:
+def _depends_on(sentences: list[str], name: str, others: set[str]) -> list[str]:
     """The variants of ``name`` the ``sentences`` make the change depend on ("keyboard that is clicky, full size and
-    RGB backlit")."""
+    RGB backlit"), where what the customer said to do then names another product of the swap ("then only exchange the
+    thermostat"); not where it takes another variant ("… I'd go for the one with no backlight": train task 0)."""
     found = []
     for sentence in sentences:
         match = _LACKING[0].search(sentence) or _LACKING[1].search(sentence)
-        if match is not None and mentions(match.group("what"), name):
+        if match is not None and mentions(match.group("what"), name) \
+                and any(mentions(sentence[match.end():], other) for other in others):
             found.append(match.group("what").strip())
     return found
 

@@ -239,6 +239,8 @@ BOTH = {**SWAP, "item_ids": ["k-glass-1l", "s-silk-red"], "new_item_ids": ["k-st
      ("blue silk scarf", "no blue silk scarf is available")),
     ("If there's no blue scarf, forget it. Swap the kettle for a steel one.", {**SWAP}, None),  # the scarf not swapped
     ("If there's no purple scarf, then only the kettle", BOTH, None),  # no variant is purple: nothing named
+    # what to do then is another variant of the same product: the swap may be just that
+    ("Kettle to steel, scarf to blue. If there's no kettle that is steel and 2L, I'd take a 1L one.", BOTH, None),
 ])
 def test_a_swap_of_a_product_whose_variant_named_in_a_condition_is_not_there_is_refused(request_text, args, lacking):
     from chops.pipeline.swapped import unmet
