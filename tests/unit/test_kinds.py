@@ -224,7 +224,8 @@ TWO = {**ORDER, "items": [*ORDER["items"], {"item_id": "s-silk-red", "product_id
                                             "options": "fabric: silk, color: red", "price": 80.0}]}
 SCARF = {"product_id": "p-scarf", "name": "Scarf", "options": "fabric, color",
          "variants": {"s-silk-red": "silk, red; $80.00; available", "s-wool-red": "wool, red; $60.00; available",
-                      "s-silk-blue": "silk, blue; $82.00; NOT available", "s-wool-blue": "wool, blue; $61.00; available"}}
+                      "s-silk-blue": "silk, blue; $82.00; NOT available",
+                      "s-wool-blue": "wool, blue; $61.00; available"}}
 KETTLES = {**KETTLE, "variants": {**KETTLE["variants"], "k-steel-2l": "steel, 2L; $49.00; NOT available"}}
 BOTH = {**SWAP, "item_ids": ["k-glass-1l", "s-silk-red"], "new_item_ids": ["k-steel-1l", "s-wool-blue"]}
 
