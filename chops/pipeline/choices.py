@@ -78,9 +78,9 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
             if values:
                 said[arg] = []
                 if arg in names:
-                    named_in = next((t for t in (message, *earlier) if mentioned(values, fields[names[arg]], t)),
-                                    message)
-                    said[arg] = counted(mentioned(values, fields[names[arg]], named_in), fields[names[arg]], named_in)
+                    named_in, hits = next(((t, m) for t in (message, *earlier)
+                                           if (m := mentioned(values, fields[names[arg]], t))), (message, []))
+                    said[arg] = counted(hits, fields[names[arg]], named_in)
                     if said[arg] and arg not in op.choice_pairs():
                         said[arg] = told_apart(said[arg], fields[names[arg]], sources, named_in)
                 found[arg] = said[arg] or values

@@ -244,7 +244,7 @@ class Executor:
         steps, others, refused = refuse(self.api, self.operations, self.choices, ctx, steps, seen)  # not run at all
         writes = [s for s in steps if s.writes]
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
-        which = None if refused else ask(reader, self.operations, writes, request, ctx.user_texts)
+        which = None if refused else ask(self.operations, writes, request, ctx.user_texts, seen)
         reader.note(step)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.

@@ -87,8 +87,9 @@ def unmet(op: Operation, args: Mapping[str, Any], texts: Iterable[str], sources:
     lines = list(swapped_lines(op, args, texts, sources))
     for line in lines:
         others = {other.name for other in lines if other.name != line.name}
-        for what in _depends_on(line.sentences, line.name, others):
-            variants = _beside(sources, line.new)
+        depends = _depends_on(line.sentences, line.name, others)
+        variants = _beside(sources, line.new) if depends else []
+        for what in depends:
             wanted = _wanted_by_place(what, variants)
             if not wanted:
                 continue

@@ -6,8 +6,8 @@ and the model took either. The customer's yes then committed a change of the ite
 46 and 47). So where a write's lines (an argument of record lines, ``CHOICES_MENTIONED``) take fewer lines of a
 product than the records in a state the write takes hold (``CHOICES_WHERE``: the profile's overview names each
 record's lines), and nothing the customer said tells them apart, the write is not planned: the customer is asked
-which one, each candidate described by what the look-ups show of it, the records not read yet read first (``ask``;
-the agent's own question, told as it is: ``context.FINAL``). Told apart means: a record's id typed (the candidates
+which one (``ask``; the agent's own question, told as it is: ``context.FINAL``), each candidate described by what
+the look-ups show of it, the records not read yet read first (``read_elsewhere``). Told apart means: a record's id typed (the candidates
 are then that record's), the products the write takes together named ("the bookshelf and the jigsaw, same order":
 the records holding them all), a feature one candidate has and the others and a swap's new items lack mentioned
 ("the robotic one"), a price comparison ("the cheaper one": ``choices.told_apart``), a word that takes in several
@@ -76,17 +76,15 @@ class _Found:
     new: set[str]
 
 
-def ask(read: Reader, operations: Mapping[str, Operation], writes: Iterable[Step], request: str,
-        texts: Iterable[str]) -> tuple[Step, Which] | None:
-    """The first of ``writes`` to ask which about (``unsure``) and the question; the records holding a candidate
-    not read yet are read first (``read``), so that each is described and the answer ("the 32GB one") can pick it."""
-    texts = list(texts)
-    if _moot(request):  # before any read: nothing read could make the question needed
+def ask(operations: Mapping[str, Operation], writes: Iterable[Step], request: str, texts: Iterable[str],
+        sources: Iterable[Any]) -> tuple[Step, Which] | None:
+    """The first of ``writes`` to ask which about (``unsure``) and the question; the records holding a candidate were
+    read before (``read_elsewhere``), so that each is described and the answer ("the 32GB one") can pick it."""
+    texts, sources = list(texts), list(sources)
+    if _moot(request):  # nothing read could make the question needed
         return None
     for s in writes:
-        op = operations[s.operation]
-        _read_unread(read, op, s.args, texts)
-        which = unsure(op, s.args, request, texts, read.sources)
+        which = unsure(operations[s.operation], s.args, request, texts, sources)
         if which is not None:
             return s, which
     return None
@@ -94,31 +92,26 @@ def ask(read: Reader, operations: Mapping[str, Operation], writes: Iterable[Step
 
 def read_elsewhere(read: Reader, operations: Mapping[str, Operation], writes: Iterable[Step], request: str,
                    texts: Iterable[str]) -> list[dict[str, Any]]:
-    """Read the records holding a candidate line of each of ``writes`` not read yet (``ask`` would), and give a write
-    whose line the customer's words single out there that line (``meant``), before any check refuses the write for the
-    line the model took ("my small t-shirt, same size": the 1.5B took the XXL one of another order, and the swap was
-    refused for changing the size, turn after turn: train task 3). Returns the writes moved (for the trace)."""
+    """Read the records (at most ``_READS``) holding a candidate line of each of ``writes`` not read yet, and give a
+    write whose line the customer's words single out there that line (``meant``), before any check refuses the write
+    for the line the model took ("my small t-shirt, same size": the 1.5B took the XXL one of another order, and the
+    swap was refused for changing the size, turn after turn: train task 3). Returns the writes moved (for the
+    trace)."""
     texts, moved = list(texts), []
-    if _moot(request):
+    if _moot(request):  # the request's words take in or compare the lines: no question, nothing to read for one
         return moved
     for s in writes:
         op = operations[s.operation]
-        described = meant(op, s.args, texts, read.sources) if _read_unread(read, op, s.args, texts) else None
+        found = _candidates(op, s.args, texts, read.sources)
+        unread = [rid for cands, taken in (found.groups.values() if found else ()) if len(cands) > len(taken)
+                  for rid, v in cands if v is None]
+        for rid in list(dict.fromkeys(unread))[:_READS]:
+            read.record(op, found.record, rid)
+        described = meant(op, s.args, texts, read.sources) if unread else None
         if described is not None:
             moved.append({"operation": s.operation, "proposed": s.args, "args": described})
             s.args = described
     return moved
-
-
-def _read_unread(read: Reader, op: Operation, args: Mapping[str, Any], texts: list[str]) -> bool:
-    """Read the records (at most ``_READS``) holding a candidate line of the write ``op`` with ``args`` that no look-up
-    has read yet; False where there was none."""
-    found = _candidates(op, args, texts, read.sources)
-    unread = [rid for cands, taken in (found.groups.values() if found else ()) if len(cands) > len(taken)
-              for rid, v in cands if v is None]
-    for rid in list(dict.fromkeys(unread))[:_READS]:
-        read.record(op, found.record, rid)
-    return bool(unread)
 
 
 def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],

@@ -255,9 +255,9 @@ def test_a_swap_whose_variant_named_in_a_condition_is_sold_out_is_redone_as_said
     assert loader.export(engine) == before and llm.pending() == {}
 
 
-def test_an_answer_to_a_refusal_naming_no_product_is_about_the_product_named_before(shop):
-    agent, engine, llm = shop
-    first = "Return the kettle from #T0000003 and refund it to my paypal"
+def gift_card_then(agent: Agent, llm: ScriptedLLM, first: str, key: str):
+    """``first`` (a return refused for its refund method) answered with "Fine, refund it to my gift card then"; the
+    model reads #T0000003 and proposes its glass kettle's return to the gift card, which the verifier passes."""
     refused = TurnRecord(user_text=first, reply="I couldn't do that: the refund goes to the original payment method "
                          "or a gift card", route="system", operation="return_delivered_order_items",
                          outcome="refused_invalid_arg")
@@ -266,8 +266,13 @@ def test_an_answer_to_a_refusal_naming_no_product_is_about_the_product_named_bef
     llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
                                  payment_method_id="gift_card_mia"))
     llm.enqueue("verifier", verdict(9))
-    result = agent.handle(MIA, "Fine, refund it to my gift card then", history=[refused], turn_key="i:2",
-                          conversation_id="i")
+    return agent.handle(MIA, "Fine, refund it to my gift card then", history=[refused], turn_key=f"{key}:2",
+                        conversation_id=key)
+
+
+def test_an_answer_to_a_refusal_naming_no_product_is_about_the_product_named_before(shop):
+    agent, engine, llm = shop
+    result = gift_card_then(agent, llm, "Return the kettle from #T0000003 and refund it to my paypal", "i")
     offered = json.loads(_offered(llm, 1))
     # the kettle's line alone: "it" is the kettle of the message before (the 1.5B returned the whole order)
     assert "k-glass-1l" in json.dumps(offered) and "s-silk-red" not in json.dumps(offered)
@@ -281,16 +286,7 @@ def test_an_answer_to_a_refusal_is_not_asked_which_line_the_request_compared_bef
                                                      "item_id": "k-steel-1l", "options": {"material": "steel",
                                                                                           "capacity": "1L"}})
     agent, engine, llm = shop_of(sqlite_url, document)
-    refused = TurnRecord(user_text="I got two kettles; return the more expensive one, refund to my paypal",
-                         reply="I couldn't do that: the refund goes to the original payment method or a gift card",
-                         route="system", operation="return_delivered_order_items", outcome="refused_invalid_arg")
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
-    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
-                                 payment_method_id="gift_card_mia"))
-    llm.enqueue("verifier", verdict(9))
-    result = agent.handle(MIA, "Fine, refund it to my gift card then", history=[refused], turn_key="j:2",
-                          conversation_id="j")
+    result = gift_card_then(agent, llm, "I got two kettles; return the more expensive one, refund to my paypal", "j")
     # the glass kettle ($45.50) is the dearer of the two: no question which kettle, the return described
     assert result.outcome == "pending_confirmation" and result.args["item_ids"] == ["k-glass-1l"]
     engine.dispose()
