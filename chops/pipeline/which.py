@@ -9,12 +9,12 @@ record's lines), and nothing the customer said tells them apart, the write is no
 which one (``ask``; the agent's own question, told as it is: ``context.FINAL``), each candidate described by what
 the look-ups show of it, the records not read yet read first (``read_elsewhere``). Told apart means: a record's id
 typed (the candidates are then that record's), the products the write takes together named ("the bookshelf and the
-jigsaw, same order": the records holding them all), a feature one candidate has and the others and a swap's new items
-lack mentioned ("the robotic one"), a price comparison ("the cheaper one": ``choices.told_apart``), a word that takes in several
-("both", "all", "two laptops": ``fanout``), or, where the candidates lie in several records, the record named by its
-place or by a part of its overview another lacks ("my last order", "the one sent to Denver"). Where the customer's
-words single out a candidate the model did not take, the line is the one they described (``meant``; in another
-record where the write takes that line alone).
+jigsaw, same order": the records holding them all), a feature one candidate has and the others and a swap's new
+items lack mentioned ("the robotic one"), a price comparison ("the cheaper one": ``choices.told_apart``), a word
+that takes in several ("both", "all", "two laptops": ``fanout``), or, where the candidates lie in several records,
+the record named by its place or by a part of its overview another lacks ("my last order", "the one sent to
+Denver"). Where the customer's words single out a candidate the model did not take, the line is the one they
+described (``meant``; in another record where the write takes that line alone).
 """
 
 from __future__ import annotations
