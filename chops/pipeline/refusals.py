@@ -37,10 +37,7 @@ def refuse(api: SystemApi, operations: Mapping[str, Operation], choices: Sequenc
         for s in steps:
             s.result = refusal(s.operation, ctx.nickname, others)
         return steps, others, True
-    # The state the customer says a record is in may be in the message a request was split off: "cancel the bookshelf
-    # I received" was split as "Cancel the bookshelf from the same order" (train task 103).
-    said = ctx.text if ctx.message is None else f"{ctx.text}\n{ctx.message}"
-    rows = [(s, out_of_state(operations[s.operation], s.args, seen, choices, said)
+    rows = [(s, out_of_state(operations[s.operation], s.args, seen, choices, ctx.text)
              or other_record(operations[s.operation], s.args, seen, choices, ctx.text),
              unasked_refusal(operations[s.operation], s.args, choices, ctx.text, ctx.user_texts, seen, ctx.message))
             if s.writes else (s, None, None) for s in steps]

@@ -334,21 +334,3 @@ def test_what_was_said_before_the_last_change_was_made_asks_for_nothing_now():
     for text in ("the blender too", "Same for order #W200 please", "and the blender as well", "搅拌机也要改"):
         back = TurnContext(nickname="u1", text=text, profile=None, history=history[:2], trace=Trace())
         assert address.asked_in(back.request_texts, back.text), text
-
-
-def test_a_split_request_that_lost_the_customers_received_is_still_redone_as_the_return(shop):
-    agent, engine, llm = shop
-    message = ("Hi, I want to cancel the kettle I received in order #T0000003, and also ship order #T0000001 to my "
-               "home address.")
-    llm.enqueue("executor", {"requests": ["Cancel the kettle in order #T0000003.", SHIP]})  # "received" is lost
-    to_system(llm)
-    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000003", reason="no longer needed"))
-    to_system(llm, fresh=False)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
-    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
-                                 payment_method_id="credit_card_mia"))
-    llm.enqueue("verifier", verdict(9))
-    result = agent.handle(MIA, message, turn_key="k:1", conversation_id="k")
-    # the message says the kettle was received: the delivered order's cancel is redone as the kettle's return
-    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
-    assert result.trace[AGENDA] == [SHIP]
