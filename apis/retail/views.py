@@ -57,11 +57,12 @@ def order_view(o: Row) -> Row:
     """An order: id, status, shipping address, items, their total, payments, tracking ids, and any request or cancel
     reason. The total is the items' prices as they are now: asked "what's my order's total now?" after an item change,
     the 1.5B has to add five prices, and a sum no look-up holds is taken for an invented number (``verifier``)."""
+    total = sum((i["price"] for i in o["items"]), Decimal(0))
     out: Row = {
         "order_id": o["order_id"], "status": o["status"], "address": address_text(o),
         "items": [{"item_id": i["item_id"], "product_id": i["product_id"], "name": i["name"],
                    "options": options_text(i["options"]), "price": money(i["price"])} for i in o["items"]],
-        "total": money(sum((i["price"] for i in o["items"]), Decimal(0))),
+        "total": money(total),
         "payments": [{"type": p["transaction_type"], "amount": money(p["amount"]), "method": p["payment_method_id"]}
                      for p in o["payments"]],
         "tracking_ids": [x for f in o["fulfilments"] for x in f["tracking_ids"]],
@@ -73,7 +74,12 @@ def order_view(o: Row) -> Row:
                            "method": o["exchange_payment_method_id"],
                            "price_difference": money(o["exchange_price_difference"])}
     if o["return_payment_method_id"] is not None:
-        out["return"] = {"items": o["requested"]["return"], "method": o["return_payment_method_id"]}
+        # What the return refunds and what the lines kept cost, summed here: asked "what did I pay for the remaining
+        # items?" after a return, the 1.5B gave the refund or the whole total (train tasks 46, 47).
+        prices = {i["item_id"]: i["price"] for i in o["items"]}
+        refund = sum((prices[x] for x in o["requested"]["return"] if x in prices), Decimal(0))
+        out["return"] = {"items": o["requested"]["return"], "method": o["return_payment_method_id"],
+                         "refund": money(refund), "remaining_items_total": money(total - refund)}
     return out
 
 

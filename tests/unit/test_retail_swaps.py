@@ -159,3 +159,13 @@ def test_a_return_goes_to_the_original_method_or_a_gift_card(shop, method):
 ])
 def test_return_preconditions(shop, args, outcome, words):
     refused(shop, "return_delivered_order_items", args, outcome, words)
+
+
+def test_an_order_with_a_return_shows_the_refund_and_what_the_kept_lines_cost(shop):
+    _, api = shop
+    ok(shop, "return_delivered_order_items",
+       {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id": "credit_card_mia"})
+    data = api.call("get_order_details", MIA, {"order_id": "#T0000003"}).data
+    assert data["total"] == 125.5  # the lines are still the order's until the return is received
+    assert data["return"] == {"items": ["k-glass-1l"], "method": "credit_card_mia", "refund": 45.5,
+                              "remaining_items_total": 80.0}
