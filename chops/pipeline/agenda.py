@@ -164,7 +164,7 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
         # check saw that a return was asked for (train tasks 46, 47).
         asked = (history[-1].trace or {}).get("request") or history[-1].user_text
         if asked and asked.strip() != ctx.text.strip():
-            ctx.message, ctx.text = ctx.text, f"{asked.rstrip()} {ctx.text.strip()}"
+            ctx.message, ctx.text, ctx.asked = ctx.text, f"{asked.rstrip()} {ctx.text.strip()}", asked
             ctx.trace.info.update(request=ctx.text, message=ctx.message)
     elif llm is not None and may_hold_several(ctx.text):
         first, *rest = split(llm, ctx.text, ctx.trace)

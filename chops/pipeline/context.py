@@ -156,6 +156,7 @@ class TurnContext:
     refused: Candidate | None = None  # a plan refused against a precondition: the reply where the redo only answers
     insisting: bool = False  # the message repeats the last, which the operations route did not do (classifier)
     message: str | None = None  # the customer's whole message, where ``text`` is one request of it (pipeline.agenda)
+    asked: str | None = None  # the request the last turn asked a value for, where ``text`` is it with the answer
     currency: str | None = None  # the pack's: the conversation's total of refunds and charges is said in it
     dropped: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the waiting change this message dropped
 
@@ -190,8 +191,11 @@ class TurnContext:
         return [self.text] + [t for t in since if t != self.text and t != self.message and not self._split_off(t)]
 
     def _split_off(self, message: str) -> bool:
-        """Whether ``text`` may be a request split off ``message``: made of its words (``walk.made_of``)."""
-        return bool(words_of(self.text)) and made_of(self.text, message)
+        """Whether ``text`` may be a request split off ``message``: made of its words (``walk.made_of``); so may one
+        answered now (``asked``): answered which reason, the cancel split off "… cancel it. Also, for #W…, change the
+        shipping address …" was proposed as that address change, offered for the message's "address" (train task 59)."""
+        own = self.asked or self.text
+        return bool(words_of(own)) and made_of(own, message)
 
     def language_section(self) -> str:
         """An instruction to answer in the user's language when it is not English, else "" (so English

@@ -290,6 +290,14 @@ def test_a_request_split_off_a_message_is_asked_for_by_its_own_words_not_the_mes
                         history=[earlier, TurnRecord(user_text=whole), TurnRecord(user_text="Yes, go ahead")])
     assert later.request_texts == [part, "I moved house last week"]
 
+    # The answer to the value a split-off request was asked for: that request and the answer, not the whole message.
+    asked = "Cancel #W2, I no longer need it."
+    answered = TurnContext(nickname="u1", text=f"{asked} Ordered by mistake", profile=None, trace=Trace(),
+                           message="Ordered by mistake", asked=asked,
+                           history=[TurnRecord(user_text=f"{asked} Also ship #W1 to my new home, 1 Elm St.")])
+    assert answered.request_texts == [answered.text]
+    assert not OPERATIONS["modify_pending_order_address"].asked_in(answered.request_texts, answered.message)
+
 
 def test_a_sentence_with_an_id_no_split_request_holds_joins_the_request_nearest_it():
     from chops.pipeline.agenda import _with_lost
