@@ -1,19 +1,21 @@
 """A proposed call as the platform is asked to run it: the executor's repairs of what a small model proposes.
 
 Each repair mends one mistake the 1.5B model was seen to make, in this order: the call the last turn asked the
-customer to complete keeps the values it had (``_kept``); a change proposed for a record in a state the operation
-does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are their return
-(``choices.for_themselves``); a swap's old line named by its product's id is that line (``choices.by_product``); a
-swap's old lines are the lines of its new items' products (``choices.paired``), and another list of lines holds each
-no more often than the order does (``choices.capped``; a repeat is the line named and left out:
-``together.in_place_of_repeats``), a line of a product the order holds several of is the one the customer described
-("the robotic one": ``which.meant``), and every line of a product the request asks for all of ("both skateboards":
-``together.all_of_them``); a change the customer was asked to confirm and added to instead keeps its lines beside the
-new ones (``together.with_dropped``); values the customer did not write and no look-up returned are dropped
-(``grounding``); an address named from the customer's data is taken whole (``completion.completed``), one named as a
-place is that one ("my NYC address": ``completion.named_record``), and a part only repeating another is empty
-(``completion.repeated``); a choice the customer has not made (a payment method) is asked for, not guessed
-(``completion.unnamed``). Each repair made is noted in the executor step's trace record.
+customer to complete keeps the values it had (``_kept``); a record the request names beside the change's kind is the
+one changed (``walk.near_word``: "… #W2 …, I want to cancel it"); a change proposed for a record in a state the
+operation does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are
+their return (``choices.for_themselves``); a swap's old line named by its product's id is that line
+(``choices.by_product``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
+another list of lines holds each no more often than the order does (``choices.capped``; a repeat is the line named
+and left out: ``together.in_place_of_repeats``), a line of a product the order holds several of is the one the
+customer described ("the robotic one": ``which.meant``), and every line of a product the request asks for all of
+("both skateboards": ``together.all_of_them``); a change the customer was asked to confirm and added to instead
+keeps its lines beside the new ones (``together.with_dropped``); values the customer did not write and no look-up
+returned are dropped (``grounding``); an address named from the customer's data is taken whole
+(``completion.completed``), one named as a place is that one ("my NYC address": ``completion.named_record``), and a
+part only repeating another is empty (``completion.repeated``); a choice the customer has not made (a payment
+method) is asked for, not guessed (``completion.unnamed``). Each repair made is noted in the executor step's trace
+record.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_but, all_of_them, in_place_of_repeats, with_dropped
 from chops.pipeline.which import meant as described_line
-from chops.pipeline.walk import only_alike
+from chops.pipeline.walk import near_word, only_alike
 
 
 def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, proposed: dict[str, Any],
@@ -40,6 +42,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if kept is not None:  # the plan the customer was asked about, completed with their answer
         step.setdefault("kept", []).append({"operation": name, "proposed": proposed, "args": kept})
         proposed = kept
+    near = _near_kind(operations[name], proposed, ctx.text)
+    if near is not None:  # "if you can't ship #W2 in time, cancel it": the record the change is said of
+        step.setdefault("near_kind", []).append({"operation": name, "proposed": proposed, "args": near})
+        proposed = near
     instead = counterpart(operations[name], proposed, seen)
     if instead in operations:  # the same change for the state the order is in
         step.setdefault("switched", []).append({"from": name, "to": instead})
@@ -116,6 +122,15 @@ def _kept(ctx: TurnContext, name: str, proposed: dict[str, Any]) -> dict[str, An
     def typed(value: Any) -> bool:
         return isinstance(value, str) and bool(token_spans(value, ctx.text, ignore_case=True))
     out = {k: v if last.args.get(k) is None or typed(v) else last.args[k] for k, v in proposed.items()}
+    return out if out != proposed else None
+
+
+def _near_kind(op: Operation, proposed: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """``proposed`` with an id the request types replaced by the one id of its shape that the sentences naming the
+    write's kind type (``walk.near_word``); None when nothing changes, and for a look-up."""
+    if not op.writes:
+        return None
+    out = {k: (near_word(text, op.kind, v) or v) if isinstance(v, str) else v for k, v in proposed.items()}
     return out if out != proposed else None
 
 

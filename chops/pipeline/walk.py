@@ -217,3 +217,25 @@ def only_alike(text: str) -> set[str]:
     """The ids ``text`` types only as the record whose value to take (``alike_ids``), never as one to change."""
     alike = alike_ids(text)
     return {i for i in alike if text.count(i) == alike.count(i)}
+
+
+_CLAUSE = re.compile(r"(?<=[.!?;])\s+|\n|(?<=[。！？；])")
+
+
+def _shape(token: str) -> str:
+    return re.sub(r"\d", "0", token.lstrip("#").casefold())
+
+
+def near_word(text: str, word: str, value: str) -> str | None:
+    """The one id of ``value``'s shape (its letters, its length) that the sentences of ``text`` naming ``word`` type
+    (a word starting with it, case-blind), where ``value`` is another id ``text`` types; else None. "Why are #W1 and
+    #W2 both pending? If you can't ship #W2 in 5 days, I want to cancel it": the 1.5B cancelled #W1 (train task 59)."""
+    def key(token: str) -> str:
+        return token.lstrip("#").casefold()
+    if key(value) not in {key(t) for t in typed_ids([text])}:
+        return None
+    said = {key(t): t for sentence in _CLAUSE.split(text) if re.search(rf"\b{re.escape(word)}", sentence, re.I)
+            for t in typed_ids([sentence]) if _shape(t) == _shape(value)}
+    if len(said) != 1 or key(value) in said:
+        return None
+    return ("#" if value.startswith("#") else "") + next(iter(said.values())).lstrip("#")

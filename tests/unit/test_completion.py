@@ -281,3 +281,20 @@ def test_a_write_of_the_record_named_only_as_the_source_of_a_value_is_dropped():
     kept = not_of_sources([ship("#W3"), ship("#W1")], text, step)
     assert [s.args["order_id"] for s in kept] == ["#W1"] and step["source_only"][0]["args"]["order_id"] == "#W3"
     assert [s.args["order_id"] for s in not_of_sources([ship("#W3")], text, {})] == ["#W3"]  # nothing else: kept
+
+
+def test_a_write_is_of_the_record_the_sentences_naming_its_kind_type(shop):  # noqa: F811
+    from chops.pipeline.walk import near_word
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000001", reason="no longer needed"))
+    llm.enqueue("verifier", verdict(9))
+    text = "Why are #T0000001 and #T0000002 pending? If #T0000002 isn't shipped yet, cancel it, I no longer need it"
+    asked = agent.handle(MIA, text, turn_key="n:1", conversation_id="n")
+    assert asked.outcome == "pending_confirmation" and asked.args["order_id"] == "#T0000002", asked.reply
+    assert order(engine, "#T0000001")["status"] == order(engine, "#T0000002")["status"] == "pending"
+    assert near_word("Ship #W1000001 to 12 Elm St. Cancel W1000002.", "cancel", "#W1000001") == "#W1000002"
+    for said in ("Cancel #W1000001 and #W1000002.", "Cancel #W1000001. Also cancel #W1000002, please.",
+                 "For #W1000001, change the address. Cancel it too.", "Cancel #W1000002 now."):
+        assert near_word(said, "cancel", "#W1000002") is None, said  # both, none, or the one proposed
+    assert near_word("Cancel #W1000002 now.", "cancel", "#W3000003") is None  # an id the customer did not type
