@@ -156,16 +156,27 @@ _ALL_BUT = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things
 _BEING = re.compile(r"\b(?:is|was|are|were|seems?|looks?|works?|went)\b", re.IGNORECASE)
 
 
+# "return everything in that order", "return all the items", "return the whole order": every line, none excepted.
+_EVERY = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|products)|all of it"
+                    r"|the (?:whole|entire) order)\b(?!\s+(?:else|is|was|are|were|seems?|looks?|works?|went)\b)",
+                    re.IGNORECASE)
+_EXCEPT = re.compile(r"\b(?:except|but|other than|apart from|besides|save for)\b", re.IGNORECASE)
+
+
 def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request: str) -> dict[str, Any] | None:
     """``args`` with each list of its record's lines holding every line of the record but those of the products named
     after an exception ("return everything I just bought except the coffee machine"), where the request says so
-    and names one of them; else None. Asked so, the 1.5B returned one item, another machine (train task 73)."""
+    and names one of them, or every line where a sentence naming the write's kind asks for all of them and excepts
+    none ("return everything in that order"); else None. Asked so, the 1.5B returned one item, another machine
+    (train task 73), and one tablet of the order (train task 82)."""
     said = [m.group(2) for m in _ALL_BUT.finditer(request) if not _BEING.search(m.group(1))]
+    every = not said and any(named(op.kind, clause) and _EVERY.search(clause) and not _EXCEPT.search(clause)
+                             for clause in re.split(r"[.!?;]", request))
     out = dict(args)
-    for key, _, lines, named_as in _line_lists(op, args, sources) if said else ():
+    for key, _, lines, named_as in _line_lists(op, args, sources) if said or every else ():
         kept = [line for line in lines if any(mentions(rest, str(n)) for rest in said
                                               for n in names_of(named_as.get(line)))]
-        if kept and len(kept) < len(lines):
+        if (kept or every) and len(kept) < len(lines):
             out[key] = [line for line in lines if line not in kept]
     return out if out != args else None
 

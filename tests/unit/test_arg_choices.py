@@ -603,8 +603,13 @@ def test_a_line_the_model_wrote_twice_is_the_one_named_and_left_out(request_text
     ("Everything was fine but the lamp is broken, return it", None),  # no exception: a story
     ("Return everything except the teapot", None),  # names none of the order's lines: as proposed
     ("Return everything except the lamp and the scarfs", None),  # nothing would be left
+    ("Fine, then return everything in that order and refund it all to my gift card", ["111", "222", "223"]),
+    ("Please return all the items of that order", ["111", "222", "223"]),
+    ("I want to return the whole order.", ["111", "222", "223"]),
+    ("Everything else is fine. Return the scarf", None),  # "everything" of a story, not of what to return
+    ("Return the scarf. Everything in my other order can stay", None),  # the sentence asking names no return
 ])
-def test_everything_but_the_products_named_after_an_exception_is_listed(request_text, returned):
+def test_everything_or_everything_but_the_products_named_after_an_exception_is_listed(request_text, returned):
     from chops.pipeline.together import all_but
 
     ret = OPERATIONS["return_delivered_order_items"]
