@@ -21,14 +21,13 @@ against the price the customer asked for ("only if they're cheaper" and a dearer
 and one at $226.11: ``chops.pipeline.prices``).
 
 And any write of products the customer's messages never name where they name others of their orders
-(``chops.pipeline.unspoken``): after a keyboard's return, the return of a kettle nobody spoke of.
-The other way round, a write that is no swap where the request asks for a swap and names nothing of that write
-(``unasked_kind``): asked which laptop to exchange, the 1.5B proposed the chosen laptop's return. And such a write
-for a question that names no change at all (``unasked_write``): "what's the price of the speaker I bought?" became the
-order's address change.
+(``chops.pipeline.unspoken``): after a keyboard's return, the return of a kettle nobody spoke of. The other way round, a
+write that is no swap where the request asks for a swap and names nothing of that write (``unasked_kind``): asked which
+laptop to exchange, the 1.5B proposed the chosen laptop's return. And such a write for a question that names no change
+at all (``unasked_write``): "what's the price of the speaker I bought?" became the order's address change.
 
-A request of another kind (``another_kind``) is not shown, with the order's look-up, the variants of the products it
-names (``Operation.follows``) either: they only invite a swap (train tasks 46 and 48).
+A request of another kind (``another_kind``) is not shown the variants of the products it names with the order's
+look-up (``Operation.follows``): they only invite a swap (train tasks 46 and 48).
 """
 
 from __future__ import annotations
@@ -229,7 +228,7 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     (``unasked_swap``, ``other_items``, a condition of theirs failed: ``_condition_failed``); else None. The message
     reads as the customer would be told it; where a condition of theirs failed, it ends with what they said to do
     then (``otherwise``)."""
-    texts, sources = list(texts), list(sources)
+    texts, sources, operations = list(texts), list(sources), list(operations)
     parts = partial(op, args, request, sources)
     if parts is not None:  # the whole record for a part of it: the customer decides, unless they said what then
         said = otherwise([request, *texts])
@@ -244,8 +243,12 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
         return _refused(op, swap, f"you asked to {swap}, not to {op.kind}", other_kind=True)
     instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
-        # The swap itself is what was not asked for: the redo is not offered it again (``tiers.redo``).
-        return _refused(op, instead, f"you asked to {instead}, not for other items in place of these", other_kind=True)
+        # The swap itself is not asked for: the redo is not offered it (``tiers.redo``), and proposes the one write of
+        # the kind asked for: told "could you cancel it instead?", the 1.5B proposed the item's removal, then, barred
+        # from it, answered "I can't help with that" (train task 69).
+        kind = [o.name for o in operations if o.writes and not o.choice_pairs() and o.kind == instead]
+        return _refused(op, instead, f"you asked to {instead}, not for other items in place of these", other_kind=True,
+                        instead=kind[0] if len(kind) == 1 else None)
     named_instead = other_items(op, args, request, sources)
     if named_instead is not None:
         return _refused(op, named_instead, f"you asked about the {named_instead}, not the items this would change")
@@ -294,7 +297,8 @@ def _excluded(op: Operation) -> str | None:
 
 
 def _refused(op: Operation, asked: str, message: str, other_kind: bool = False,
-             fallback: str | None = None, again: bool = False) -> OperationResult:
+             fallback: str | None = None, again: bool = False, instead: str | None = None) -> OperationResult:
     return OperationResult(operation=op.name, outcome=Outcome.REFUSED_INVALID_ARG, message=message,
                            data={"asked": asked, **({"other_kind": True} if other_kind else {}),
-                                 **({"fallback": fallback} if fallback else {}), **({"again": True} if again else {})})
+                                 **({"fallback": fallback} if fallback else {}), **({"again": True} if again else {}),
+                                 **({"instead": instead} if instead else {})})

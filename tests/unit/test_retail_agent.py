@@ -169,6 +169,7 @@ def test_an_exchange_proposed_for_a_return_is_redone_told_why_and_the_return_des
     assert "you asked to return, not for other items in place of these" in prompt_text(llm, "executor", 3)
     assert "exchange_delivered_order_items" in _offered(llm, 2) and "exchange_delivered_order_items" not in \
         _offered(llm, 3)  # the swap is not offered to the redo
+    assert "cancel_pending_order" in _offered(llm, 2) and "cancel_pending_order" not in _offered(llm, 3)  # the return
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert [role for role, _, _ in llm.calls].count("verifier") == 1  # the unasked exchange cost no verifier call
     assert loader.export(engine) == before and llm.pending() == {}
