@@ -35,7 +35,7 @@ UNSURE_OUTCOME = "unsure"  # a change that waits for a yes, not verified: the us
 class ConfirmationAnswer(BaseModel):
     """The user's answer to "shall I go ahead?"."""
 
-    answer: Literal["yes_go_ahead", "no_do_not", "something_else"]
+    answer: Literal["yes_go_ahead", "no_do_not", "unclear", "something_else"]
 
 
 class PendingStore(Protocol):
@@ -84,10 +84,8 @@ class Confirmation:
         kept = self.store.offer(conversation_id=conversation_id, nickname=ctx.nickname, steps=steps,
                                 diff=[c.model_dump(mode="json") for c in diff], description=description,
                                 idempotency_key=key)
-        shown = {"id": kept.id, "operations": [name for name, _ in steps], "description": description,
-                 "expires_at": kept.expires_at.isoformat() + "Z"}
-        ctx.trace.step("confirm_offer", pending=kept.id, operations=shown["operations"], idempotency_key=key)
-        return confirm_reply(description, lang), shown
+        ctx.trace.step("confirm_offer", pending=kept.id, operations=[name for name, _ in steps], idempotency_key=key)
+        return confirm_reply(description, lang), _shown(kept)
 
     def decide(self, ctx: TurnContext, conversation_id: str, *, turn_key: str, key: str,
                lang: str) -> Decided | None:
@@ -111,6 +109,9 @@ class Confirmation:
         if change.lapsed():
             self.store.close(change.id, "lapsed")
             return Decided(pending_reply("lapsed", lang), {**fields, "outcome": "lapsed"})
+        if out.answer == "unclear":  # neither yes nor no ("I ordered it by mistake"): the same change, asked again
+            return Decided(pending_reply("unclear", lang) + "\n" + confirm_reply(change.description, lang),
+                           {**fields, "outcome": PENDING_OUTCOME, "pending": _shown(change)})
         return self._commit(ctx, change, fields, conversation_id=conversation_id, turn_key=turn_key, key=key,
                             lang=lang)
 
@@ -151,3 +152,9 @@ class Confirmation:
         return Decided("\n".join(lines), {**fields, "outcome": str(outcome), "committed": real.committed,
                                           "steps": [{"operation": n, "args": a, "outcome": str(r.outcome)}
                                                     for (n, a), r in zip(change.steps, steps)]})
+
+
+def _shown(change: Any) -> dict[str, Any]:
+    """A kept change as the turn shows it (the widget's Confirm and Cancel, the console, the eval)."""
+    return {"id": change.id, "operations": [name for name, _ in change.steps], "description": change.description,
+            "expires_at": change.expires_at.isoformat() + "Z"}

@@ -242,6 +242,7 @@ PENDING_REPLIES = {
     "declined": N_("All right, I have not changed anything."),
     "lapsed": N_("That change waited too long for your answer, so nothing was changed. Please ask again if you "
                  "still want it."),
+    "unclear": N_("I could not tell whether that is a yes."),
     "moved": N_("Your account changed since I described this, so here is the change as it would be now:"),
 }
 

@@ -19,7 +19,7 @@ from chops.settings import get_settings
 from tests.unit.pipeline_support import FakeIndex, call, prompt_text, to_guide, to_system, verdict
 from tests.unit.shop_fake import ShopApi
 
-YES, NO, OTHER = ({"answer": a} for a in ("yes_go_ahead", "no_do_not", "something_else"))
+YES, NO, OTHER, UNCLEAR = ({"answer": a} for a in ("yes_go_ahead", "no_do_not", "something_else", "unclear"))
 EXCHANGE = call("Exchange", order_id="#A1", item_id="i-blue", new_item_id="i-red")
 
 
@@ -114,6 +114,19 @@ def test_no_drops_the_change_and_nothing_is_written(shop):
     assert result.outcome == "declined" and not result.committed and "not changed anything" in result.reply
     assert api.state["orders"]["#A1"]["status"] == "delivered" and api.audit == []
     assert states(pending) == ["declined"]
+
+
+def test_a_reply_neither_yes_nor_no_asks_again_and_keeps_the_change(shop):
+    agent, api, llm, pending, _ = shop
+    first = ask_exchange(agent, llm)
+    llm.enqueue("classifier", UNCLEAR)
+    again = agent.handle("ann", "the one I have is too dark", turn_key="c1:2", conversation_id="c1")
+    assert again.outcome == "pending_confirmation" and not again.committed and api.audit == []
+    assert again.reply.startswith("I could not tell whether that is a yes.\nHere is what I will do:")
+    assert again.pending["id"] == first.pending["id"] and states(pending) == ["open"]
+    llm.enqueue("classifier", YES)
+    assert agent.handle("ann", "yes", turn_key="c1:3", conversation_id="c1").committed
+    assert states(pending) == ["committed"] and len(api.audit) == 1
 
 
 def test_a_moved_state_is_described_again_not_committed(shop):
