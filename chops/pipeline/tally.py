@@ -59,9 +59,12 @@ def total_line(amounts: Sequence[Decimal], currency: str, lang: str) -> str:
     def said(amount: Decimal) -> str:
         return money(amount, currency, lang)
 
-    if back and pay:
-        return translate(lang, N_("In total, the changes made in this conversation refund you {back} and charge "
-                                  "you {pay}."), back=said(back), pay=said(pay))
+    if back and pay:  # and what that comes to: asked "how much do I pay today in total?" (train task 95)
+        template = N_("In total, the changes made in this conversation refund you {back} and charge you {pay}, so "
+                      "you pay {net} in all.") if pay > back else N_(
+            "In total, the changes made in this conversation refund you {back} and charge you {pay}, so you get {net} "
+            "back in all.")
+        return translate(lang, template, back=said(back), pay=said(pay), net=said(abs(pay - back)))
     if pay:
         return translate(lang, N_("In total, the changes made in this conversation charge you {pay}."), pay=said(pay))
     return translate(lang, N_("In total, the changes made in this conversation refund you {back}."),

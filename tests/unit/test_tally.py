@@ -83,7 +83,8 @@ def test_only_committed_first_runs_count_and_a_zero_is_no_amount():
 @pytest.mark.parametrize("amounts,lang,said", [
     (["3131.10", "4777.75", "367.38"], "en", "refund you $8,276.23."),
     (["-60.78", "-107.09"], "en", "charge you $167.87."),
-    (["10", "-1"], "en", "refund you $10.00 and charge you $1.00."),
+    (["10", "-1"], "en", "refund you $10.00 and charge you $1.00, so you get $9.00 back in all."),
+    (["60.78", "-167.87"], "en", "refund you $60.78 and charge you $167.87, so you pay $107.09 in all."),
     (["20", "5"], "zh", "合计退款 US$25.00"),
 ])
 def test_the_total_sums_refunds_and_charges_apart(amounts, lang, said):
@@ -111,7 +112,8 @@ def test_the_prompts_history_lists_what_the_changes_did_and_their_total():
     ctx = TurnContext(nickname="u1", text="how much do I get back in all?", profile=None, history=history,
                       trace=Trace(), currency="USD")
     assert ctx.done() == ["Refunded $10.00.", "Refunded $-2.50.", "Refunded $4.00.",
-                          "In total, the changes made in this conversation refund you $14.00 and charge you $2.50."]
+                          "In total, the changes made in this conversation refund you $14.00 and charge you $2.50, so "
+                          "you get $11.50 back in all."]
     assert "Changes made in this conversation (the system's own results):\n- Refunded $10.00." in ctx.history_section()
     ctx.currency = None  # a system that moves no money: what was done, no total
     assert ctx.done()[-1] == "Refunded $4.00."
