@@ -198,7 +198,8 @@ def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: I
     return ", ".join(said) if said and swapped and not any(mentions(request, n) for n in swapped) else None
 
 
-_SAME = re.compile(r"\b(?:the )?(?:very |exact(?:ly)? )?same (?:item|one|model|product|thing|variant|kind)\b(?! but)"
+_SAME = re.compile(r"\b(?:the )?(?:very |exact(?:ly)? )?same (?:item|one|model|product|thing|variant|kind|specs?"
+                   r"|specifications|options|configuration)\b(?! but)"
                    r"|\bidentical\b|同款|一模一样", re.IGNORECASE)
 
 
