@@ -54,7 +54,7 @@ class Level2Decision(BaseModel):
     route: Literal["do_operation", "look_up_people", "answer_from_guide"]
 
 
-MAX_REQUESTS = 4  # a message asks for a few things at most
+MAX_REQUESTS = 5  # a message asks for a few things at most
 
 
 class Requests(BaseModel):
