@@ -161,11 +161,11 @@ def test_return_preconditions(shop, args, outcome, words):
     refused(shop, "return_delivered_order_items", args, outcome, words)
 
 
-def test_an_order_with_a_return_shows_the_refund_and_what_the_kept_lines_cost(shop):
+def test_an_order_with_a_return_shows_what_the_kept_lines_cost(shop):
     _, api = shop
     ok(shop, "return_delivered_order_items",
        {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id": "credit_card_mia"})
     data = api.call("get_order_details", MIA, {"order_id": "#T0000003"}).data
-    assert data["total"] == 125.5  # the lines are still the order's until the return is received
-    assert data["return"] == {"items": ["k-glass-1l"], "method": "credit_card_mia", "refund": 45.5,
-                              "remaining_items_total": 80.0}
+    assert list(data)[4:6] == ["total", "remaining_items_total"]  # beside the total, where the model looks
+    assert data["total"] == 125.5 and data["remaining_items_total"] == 80.0  # the lines are the order's until received
+    assert data["return"] == {"items": ["k-glass-1l"], "method": "credit_card_mia"}
