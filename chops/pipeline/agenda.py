@@ -26,7 +26,7 @@ from chops.pipeline.prompting import messages
 from chops.pipeline.relative import COMPARING
 from chops.pipeline.schemas import MAX_REQUESTS, Requests
 from chops.pipeline.trace import Trace
-from chops.pipeline.walk import HAN, made_of, typed_ids, words_of
+from chops.pipeline.walk import HAN, SENTENCE, made_of, typed_ids, words_of
 from chops.records import TurnRecord, TurnResult
 
 AGENDA = "agenda"  # the trace key of the requests still to do, in order
@@ -69,9 +69,6 @@ def split(llm: LLM, text: str, trace: Trace) -> list[str]:
     return kept
 
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n|(?<=[。！？；])")
-
-
 def _with_lost(parts: list[str], text: str) -> list[str]:
     """``parts`` with each sentence of ``text`` holding an id (a token with a digit: ``walk.typed_ids``) that no part
     holds added to the part nearest it (the part whose words best match a sentence at or before it; none: the
@@ -80,7 +77,7 @@ def _with_lost(parts: list[str], text: str) -> list[str]:
     as order #W…", and the default address was changed (train task 78); "It should be 445 Maple Drive, Suite 394, …"
     was left out of the address change it was for (train task 41)."""
     held = set(typed_ids(parts))
-    sentences = [x.strip() for x in _SENTENCE.split(text) if x.strip()]
+    sentences = [x.strip() for x in SENTENCE.split(text) if x.strip()]
     # Each part's place: the sentence its words match best.
     places = [max(range(len(sentences)), key=lambda i: len(words_of(part) & words_of(sentences[i])))
               for part in parts]

@@ -31,7 +31,7 @@ from chops.pipeline.choices import lines_of, record_arg
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import follow_ups
-from chops.pipeline.walk import lines_in, mentions, names_of, record_fields, typed_ids, values_in
+from chops.pipeline.walk import SENTENCE, lines_in, mentions, names_of, record_fields, typed_ids, values_in
 
 
 def taken_along(ctx: TurnContext, fresh: list[Step], operations: Iterable[Operation],
@@ -171,7 +171,7 @@ def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request
     (train task 73), and one tablet of the order (train task 82)."""
     said = [m.group(2) for m in _ALL_BUT.finditer(request) if not _BEING.search(m.group(1))]
     every = not said and any(named(op.kind, clause) and _EVERY.search(clause) and not _EXCEPT.search(clause)
-                             for clause in re.split(r"[.!?;]", request))
+                             for clause in SENTENCE.split(request))
     out = dict(args)
     for key, _, lines, named_as in _line_lists(op, args, sources) if said or every else ():
         kept = [line for line in lines if any(mentions(rest, str(n)) for rest in said

@@ -219,7 +219,7 @@ def only_alike(text: str) -> set[str]:
     return {i for i in alike if text.count(i) == alike.count(i)}
 
 
-_CLAUSE = re.compile(r"(?<=[.!?;])\s+|\n|(?<=[。！？；])")
+SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n|(?<=[。！？；])")  # where a message's sentences (or clauses) end
 
 
 def _shape(token: str) -> str:
@@ -234,7 +234,7 @@ def near_word(text: str, word: str, value: str) -> str | None:
         return token.lstrip("#").casefold()
     if key(value) not in {key(t) for t in typed_ids([text])}:
         return None
-    said = {key(t): t for sentence in _CLAUSE.split(text) if re.search(rf"\b{re.escape(word)}", sentence, re.I)
+    said = {key(t): t for sentence in SENTENCE.split(text) if re.search(rf"\b{re.escape(word)}", sentence, re.I)
             for t in typed_ids([sentence]) if _shape(t) == _shape(value)}
     if len(said) != 1 or key(value) in said:
         return None
