@@ -279,7 +279,7 @@ def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, text
     kept = unkept(op, args, texts, sources)
     if kept is not None:
         return f"the same {kept[0]}", f"you asked for the same {kept[0]}, and this new item has {kept[1]}"
-    lacking = unmet(op, args, texts, sources, _excluded(op))
+    lacking = unmet(op, args, texts, sources)
     if lacking is not None:
         return lacking
     side = against_price(op, args, texts, sources)
@@ -290,11 +290,6 @@ def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, text
         options = f" ({outside[2]})" if outside[2] else ""
         return outside[0], f"you asked for one {outside[0]}, and this new item{options} costs {outside[1]}"
     return None
-
-
-def _excluded(op: Operation) -> str | None:
-    """The marker of a value not to be offered (``CHOICES_DESCRIBED``'s ``excluded``: "NOT available"), if any."""
-    return next((d.get("excluded") for d in op.choice_described().values() if d.get("excluded")), None)
 
 
 def _refused(op: Operation, asked: str, message: str, other_kind: bool = False,

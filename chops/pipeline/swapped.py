@@ -78,11 +78,13 @@ _LACKING = (re.compile(LACK + r"(?P<what>[^.;!?\n]*?),\s*then\b", re.IGNORECASE)
             re.compile(LACK + r"(?P<what>[^,.;!?\n]+)", re.IGNORECASE))
 
 
-def unmet(op: Operation, args: Mapping[str, Any], texts: Iterable[str], sources: Iterable[Any],
-          excluded: str | None = None) -> tuple[str, str] | None:
+def unmet(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
+          sources: Iterable[Any]) -> tuple[str, str] | None:
     """(what the customer's change of a product depends on, why it is not there) where a swapped line's product is
     one they said to change only if a variant with the features they name exists (``_LACKING``), and no variant of
-    it listed without the ``excluded`` marker ("NOT available") has every one of those features; else None."""
+    it listed without the op's excluded marker (``CHOICES_DESCRIBED``'s ``excluded``: "NOT available") has every one
+    of those features; else None."""
+    excluded = next((d["excluded"] for d in op.choice_described().values() if d.get("excluded")), None)
     sources = list(sources)
     lines = list(swapped_lines(op, args, texts, sources))
     for line in lines:

@@ -249,7 +249,7 @@ def test_a_swap_of_a_product_whose_variant_named_in_a_condition_is_not_there_is_
     from chops.pipeline.swapped import unmet
 
     sources = [TWO, KETTLES, SCARF]
-    assert unmet(EXCHANGE, args, [request_text], sources, "NOT available") == lacking
+    assert unmet(EXCHANGE, args, [request_text], sources) == lacking
     refused = unasked_refusal(EXCHANGE, args, OPERATIONS.values(), request_text, [request_text], sources)
     assert (refused is None) == (lacking is None)
     if lacking is not None and "only exchange the scarf" in request_text:
