@@ -27,7 +27,7 @@ from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
 from chops.pipeline.lookups import fields_asked
 from chops.pipeline.plans import ApprovalQueue, carry_out
-from chops.pipeline.prompting import fragment, pack_prompts, system_part, without_instructions
+from chops.pipeline.prompting import fragment, pack_prompts, static_heads, without_instructions
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
@@ -87,27 +87,9 @@ class Agent:
     def static_heads(self) -> list[tuple[str, str]]:
         """(role, static system prompt) of every prompt this architecture sends, in call order."""
         with pack_prompts(self.prompts):
-            return self._static_heads()
-
-    def _static_heads(self) -> list[tuple[str, str]]:
-        ops = {"operations": self.operations_text}
-        executing = {"operations": self.executor.static_operations}  # without the list in the inline layout
-        arch = self.settings.architecture
-        if arch == "executor_only":
-            return [("executor", system_part("pipeline_execute_only", executing))]
-        small_talk = [("classifier", system_part("pipeline_classify_small_talk")),
-                      ("classifier", system_part("pipeline_classify_conversation"))]
-        classify = (small_talk + [("classifier", system_part("pipeline_classify_level1")),
-                                  ("classifier", system_part("pipeline_classify_level2", ops))]
-                    if arch == "cev_2level" else [("classifier", system_part("pipeline_classify_onelevel", ops))])
-        execute = [("executor", system_part("pipeline_execute_system", executing)),
-                   ("executor", system_part("pipeline_execute_guide")),
-                   ("executor", system_part("pipeline_execute_profile"))]
-        verify = [("verifier", system_part("pipeline_verify_operation")),
-                  ("verifier", system_part("pipeline_verify_answer"))] if self.verifier else []
-        confirm = [("classifier", system_part("pipeline_confirm"))] if self.confirmation else []
-        split = [("executor", system_part("pipeline_split"))] if self.split_requests else []
-        return confirm + split + classify + execute + verify
+            return static_heads(self.settings.architecture, self.operations_text, self.executor.static_operations,
+                                verify=self.verifier is not None, confirm=self.confirmation is not None,
+                                split=self.split_requests)
 
     def warm(self) -> int:
         """Load the model and cache every static prompt head (the service does this before it says

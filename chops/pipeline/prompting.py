@@ -109,3 +109,26 @@ def clip(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters (an ellipsis marks the cut)."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def static_heads(architecture: str, operations: str, executing: str, *, verify: bool, confirm: bool,
+                 split: bool) -> list[tuple[str, str]]:
+    """(role, static system prompt) of every prompt an agent of ``architecture`` sends, in call order: the
+    classifiers see the ``operations`` list, the executor ``executing`` (without the list in the inline tool
+    layout); ``verify``, ``confirm``, ``split``: whether it verifies, asks for the customer's yes, splits messages."""
+    ops, executes = {"operations": operations}, {"operations": executing}
+    if architecture == "executor_only":
+        return [("executor", system_part("pipeline_execute_only", executes))]
+    small_talk = [("classifier", system_part("pipeline_classify_small_talk")),
+                  ("classifier", system_part("pipeline_classify_conversation"))]
+    classify = (small_talk + [("classifier", system_part("pipeline_classify_level1")),
+                              ("classifier", system_part("pipeline_classify_level2", ops))]
+                if architecture == "cev_2level" else [("classifier", system_part("pipeline_classify_onelevel", ops))])
+    execute = [("executor", system_part("pipeline_execute_system", executes)),
+               ("executor", system_part("pipeline_execute_guide")),
+               ("executor", system_part("pipeline_execute_profile"))]
+    verifying = [("verifier", system_part("pipeline_verify_operation")),
+                 ("verifier", system_part("pipeline_verify_answer"))] if verify else []
+    confirming = [("classifier", system_part("pipeline_confirm"))] if confirm else []
+    splitting = [("executor", system_part("pipeline_split"))] if split else []
+    return confirming + splitting + classify + execute + verifying
