@@ -46,7 +46,7 @@ from chops.pipeline.unspoken import unspoken
 from chops.pipeline.walk import mentions, names_of, record_fields, records
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, over_budget
-from chops.pipeline.swapped import unkept, unmet
+from chops.pipeline.swapped import swapped_lines, unkept, unmet
 from chops.pipeline.whole import partial, refusal_message
 
 
@@ -212,13 +212,13 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
     if not _SAME.search(request):
         return None
     texts = list(texts)
-    lines = descriptions(node for data in sources for node in records(data))
-    for old_arg, pair in op.choice_pairs().items():
-        for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
-            wanted = [f for f in features(lines.get(str(new), "")) if f not in features(lines.get(str(old), ""))
-                      and not f.startswith("$") and f != "available"]
-            if wanted and not set(wanted) & mentioned_features(lines.get(str(new), ""), texts):
-                return ", ".join(wanted)
+    for line in swapped_lines(op, args, texts, sources):
+        if line.sentences and not any(_SAME.search(s) for s in line.sentences):
+            continue  # the same item asked for another product ("the boots with the same specs, and the jigsaw …")
+        wanted = [f for f in features(line.now) if f not in features(line.was) and not f.startswith("$")
+                  and f != "available"]
+        if wanted and not set(wanted) & mentioned_features(line.now, texts):
+            return ", ".join(wanted)
     return None
 
 

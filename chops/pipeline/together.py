@@ -156,11 +156,14 @@ _ALL_BUT = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things
 _BEING = re.compile(r"\b(?:is|was|are|were|seems?|looks?|works?|went)\b", re.IGNORECASE)
 
 
-# "return everything in that order", "return all the items", "return the whole order": every line, none excepted.
-_EVERY = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|products)|all of it"
-                    r"|the (?:whole|entire) order)\b(?!\s+(?:else|is|was|are|were|seems?|looks?|works?|went)\b)",
-                    re.IGNORECASE)
-_EXCEPT = re.compile(r"\b(?:except|but|other than|apart from|besides|save for)\b", re.IGNORECASE)
+# "return everything in that order", "return all the items", "return the whole order": every line, where nothing
+# narrows it ("everything I bought that's gaming-related": train task 14).
+_EVERY = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|products)|all of it)"
+                    r"(?:\s+(?:in|from|on|of)\s+(?:(?:that|this|the|my)\s+)?(?:\w+\s+)?order\b|\s*(?=$|[,.;!?]"
+                    r"|\s+(?:and|please|then)\b))|\bthe (?:whole|entire) order\b", re.IGNORECASE)
+# A clause that excepts something in other words ("don't return everything", "… that's not for gaming").
+_EXCEPT = re.compile(r"\b(?:except|but|other than|apart from|besides|save for|not|no|never|without|unless)\b|n't",
+                     re.IGNORECASE)
 
 
 def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request: str) -> dict[str, Any] | None:

@@ -607,6 +607,10 @@ def test_a_line_the_model_wrote_twice_is_the_one_named_and_left_out(request_text
     ("Please return all the items of that order", ["111", "222", "223"]),
     ("I want to return the whole order.", ["111", "222", "223"]),
     ("Everything else is fine. Return the scarf", None),  # "everything" of a story, not of what to return
+    ("Return everything I bought that's not for my kitchen", None),  # an exception in other words
+    ("Don't return everything, just the scarf", None),
+    ("I'd like to return everything I bought that's for the kitchen", None),  # narrowed
+    ("Return everything from my last order, please", ["111", "222", "223"]),
     ("Return the scarf. Everything in my other order can stay", None),  # the sentence asking names no return
 ])
 def test_everything_or_everything_but_the_products_named_after_an_exception_is_listed(request_text, returned):
