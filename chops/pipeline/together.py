@@ -150,9 +150,9 @@ def _all_of(request: str, name: str) -> bool:
 
 # "everything (I just bought) except the …", "all the items but the …": the words after the exception name what stays.
 # Not "everything is fine but the lamp is broken": no verb of being between "everything" and "but".
+_EXCEPTING = r"except(?: for)?|but(?: not)?|other than|apart from|besides|save for"
 _ALL_BUT = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|products|of it|of them))\b"
-                      r"((?:\s+[\w'-]+){0,6}?)\s+"
-                      r"(?:except(?: for)?|but(?: not)?|other than|apart from|besides|save for)\b([^.!?;]*)", re.IGNORECASE)
+                      rf"((?:\s+[\w'-]+){{0,6}}?)\s+(?:{_EXCEPTING})\b([^.!?;]*)", re.IGNORECASE)
 _BEING = re.compile(r"\b(?:is|was|are|were|seems?|looks?|works?|went)\b", re.IGNORECASE)
 
 
@@ -162,8 +162,7 @@ _EVERY = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|p
                     r"(?:\s+(?:in|from|on|of)\s+(?:(?:that|this|the|my)\s+)?(?:\w+\s+)?order\b|\s*(?=$|[,.;!?]"
                     r"|\s+(?:and|please|then)\b))|\bthe (?:whole|entire) order\b", re.IGNORECASE)
 # A clause that excepts something in other words ("don't return everything", "… that's not for gaming").
-_EXCEPT = re.compile(r"\b(?:except|but|other than|apart from|besides|save for|not|no|never|without|unless)\b|n't",
-                     re.IGNORECASE)
+_EXCEPT = re.compile(rf"\b(?:{_EXCEPTING}|not|no|never|without|unless)\b|n't", re.IGNORECASE)
 
 
 def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request: str) -> dict[str, Any] | None:

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from chops.domain.operations import named
+
 
 def _under(data: Any, key: str) -> Iterator[Any]:
     """Every value stored under ``key`` in ``data``, at any depth."""
@@ -228,13 +230,13 @@ def _shape(token: str) -> str:
 
 def near_word(text: str, word: str, value: str) -> str | None:
     """The one id of ``value``'s shape (its letters, its length) that the sentences of ``text`` naming ``word`` type
-    (a word starting with it, case-blind), where ``value`` is another id ``text`` types; else None. "Why are #W1 and
+    (``operations.named``), where ``value`` is another id ``text`` types; else None. "Why are #W1 and
     #W2 both pending? If you can't ship #W2 in 5 days, I want to cancel it": the 1.5B cancelled #W1 (train task 59)."""
     def key(token: str) -> str:
         return token.lstrip("#").casefold()
     if key(value) not in {key(t) for t in typed_ids([text])}:
         return None
-    said = {key(t): t for sentence in SENTENCE.split(text) if re.search(rf"\b{re.escape(word)}", sentence, re.I)
+    said = {key(t): t for sentence in SENTENCE.split(text) if named(word, sentence)
             for t in typed_ids([sentence]) if _shape(t) == _shape(value)}
     if len(said) != 1 or key(value) in said:
         return None
