@@ -19,10 +19,10 @@ def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] =
 
 def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], unchanged: str | None = None,
            asked_by: tuple[str, ...] = (), unasked_by: tuple[str, ...] = (), asked_as: tuple[str, ...] = (),
-           **counterparts: str) -> Operation:
+           called: tuple[str, ...] = (), **counterparts: str) -> Operation:
     return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
                      counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by,
-                     unasked_by=unasked_by, asked_as=asked_as, title=TITLES[name])
+                     unasked_by=unasked_by, asked_as=asked_as, called=called, title=TITLES[name])
 
 
 # What each operation does, as the customer would say it (``Operation.title``: a confirmation's lines, "Not done: …").
@@ -68,6 +68,11 @@ OWN_ADDRESS = ("default", "my address", "my own address", "my home address", "pr
 # A cancel of what the customer says they have is the return of a delivered order (``Operation.asked_as``): "cancel the
 # bookshelf I received" (train task 104). "Cancel #W…, I changed my mind" of a delivered order is refused with why.
 RECEIVED = ("received", "receive", "got", "arrived", "came", "delivered", "收到", "到货")
+# How else customers name a return or a cancel (``Operation.called``): "I'd like to send them back" was proposed as an
+# exchange for other earbuds, no check seeing that a return was asked for (our own conversations: eval/cases).
+SENDING_BACK = ("send back", "send it back", "send them back", "send these back", "send those back", "ship it back",
+                "ship them back", "give back", "give it back", "give them back", "退货", "退回", "退掉")
+CALLING_OFF = ("call off", "取消")
 
 
 # The look-ups whose results a write's arguments come from (``Operation.needs``: tool retrieval shows them
@@ -98,7 +103,7 @@ _OPS = [
     _read("calculate", "Compute arithmetic such as a total or a price difference (+ - * / and parentheses).",
           a.CalculateArgs, r.calculate),
     _write("cancel_pending_order", "Cancel a pending order, reason 'no longer needed' or 'ordered by mistake'; its "
-           "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER),
+           "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER, called=CALLING_OFF),
     _write("modify_pending_order_address", "Change the shipping address of a pending order (not the customer's "
            "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER, asked_by=ADDRESSING),
     _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
@@ -112,7 +117,8 @@ _OPS = [
            SWAP, unchanged="return_delivered_order_items",  # items exchanged for themselves: their return
            pending="modify_pending_order_items"),
     _write("return_delivered_order_items", "Return items of a delivered order; the refund goes to the original "
-           "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER, asked_as=RECEIVED),
+           "payment method or a gift card.", a.ReturnArgs, w.return_delivered_order_items, ORDER, asked_as=RECEIVED,
+           called=SENDING_BACK),
     _write("modify_user_address", "Change the customer's own default address (not an order's shipping address).",
            a.AddressArgs, w.modify_user_address, ("get_user_details",), asked_by=OWN_ADDRESS),
 ]

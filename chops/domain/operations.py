@@ -85,7 +85,8 @@ class Operation:
     another operation's part, so this one is not offered for it ("use my gift card for any extra charge" is a swap's
     price difference, not a change of the order's payment method). ``asked_as``: words by which a request naming
     another kind of write asks for this one, the record being in the state this one takes: "cancel the lamp I
-    received" of a delivered order is its return (``chops.pipeline.states.out_of_state``).
+    received" of a delivered order is its return (``chops.pipeline.states.out_of_state``). ``called``: other words
+    customers name this kind of change by, beside its ``kind`` ("send back" of a return, 取消 of a cancel).
 
     What the customer reads of it (the pack's reply vocabulary, English msgids of its own catalog,
     ``DomainPack.locale``): ``title``, the operation as a user would name it ("change your school"; empty: its name);
@@ -109,6 +110,7 @@ class Operation:
     asked_by: tuple[str, ...] = ()
     unasked_by: tuple[str, ...] = ()
     asked_as: tuple[str, ...] = ()
+    called: tuple[str, ...] = ()
     title: str = ""
     columns: tuple[tuple[str, str], ...] = ()
     worded: tuple[str, ...] = ()
@@ -132,6 +134,15 @@ class Operation:
         """The kind of change this makes: the first word of its name ("return" of ``return_delivered_order_items``,
         "change" of ``ChangeUploadLimit``)."""
         return self.words[0]
+
+    @property
+    def kind_words(self) -> tuple[str, ...]:
+        """The words that name this kind of change: its ``kind`` and what it is ``called``."""
+        return (self.kind, *self.called)
+
+    def named_in(self, text: str) -> bool:
+        """Whether ``text`` names this kind of change (one of its ``kind_words``: ``named``)."""
+        return any(named(w, text) for w in self.kind_words)
 
     def arg_names(self) -> tuple[str, ...]:
         """The argument names (the alias where a pack gives one, else the field's name)."""

@@ -64,7 +64,7 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
     of the request's ``earlier`` messages that names some does ("refund it to my gift card then", after "return the
     more expensive tablet" was refused for the card asked: the 1.5B returned the whole order, train task 83)."""
     operations, sources, typed, asked = list(operations), list(sources), list(typed), list(asked)
-    kinds = [op.kind for op in operations if op.writes and not op.choice_pairs()]  # "return": no swap asked
+    kinds = [w for op in operations if op.writes and not op.choice_pairs() for w in op.kind_words]  # no swap asked
     fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
     texts = descriptions(node for data in sources for node in records(data)) \
         if any(op.choice_described() for op in operations) else {}

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from chops.domain.operations import Operation, named
-from chops.pipeline.choices import Options
+from chops.pipeline.choices import Options, record_arg
 from chops.pipeline.fallbacks import before_otherwise
 from chops.pipeline.walk import alike_ids, records, stems, values_at
 
@@ -80,11 +80,15 @@ def named_record(op: Operation, args: dict[str, Any], sources: Iterable[Any], te
     the city's nickname) or by its owner's id ("the same as order #W0000001": ``walk.alike_ids``), where the group
     proposed is another record; None when nothing changes, or where the text names several such records. Told "my
     laptop order to my NYC address", the 1.5B wrote the default Houston address, and the customer's yes sent the
-    order back there (train task 112)."""
+    order back there (train task 112). Never the one the record changed holds now: "my pending order is going to a
+    New York address, but I want it at my home address" names where it is, and the order's own address was written
+    back as a change that changed nothing (our own conversations: eval/cases)."""
     out, sources = dict(args), list(sources)
     alike = {i.casefold() for i in alike_ids(text)}
+    changed = str(args.get(arg)).casefold() if (arg := record_arg(op)) is not None else None
     for fields in op.choice_records().values():
         found: dict[tuple[str, ...], bool] = {}
+        now: set[tuple[str, ...]] = set()
         for owner in (n for data in sources for n in records(data)):
             # The record itself, or one its owner holds (an order's address): named as a place, or by the owner's id.
             ids = {str(v).casefold() for v in owner.values() if isinstance(v, (str, int))}
@@ -93,7 +97,9 @@ def named_record(op: Operation, args: dict[str, Any], sources: Iterable[Any], te
                     record = tuple(str(node[f]) for f in fields)
                     found[record] = found.get(record, False) or bool(node is not owner and ids & alike) or any(
                         _names_place(v, text) for v in node.values() if isinstance(v, str))
-        named = [r for r, said in found.items() if said]
+                    if node is not owner and changed in ids:
+                        now.add(record)
+        named = [r for r, said in found.items() if said and r not in now]
         if len(named) == 1 and tuple(str(args.get(f)) for f in fields) != named[0]:
             out.update(zip(fields, named[0]))
     return out if out != args else None

@@ -169,7 +169,7 @@ def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], tex
     first = lines_of(op, s.args[arg], sources) if arg is not None and s.args.get(arg) is not None else {}
     needed = [k for k, v in s.args.items() if isinstance(v, list) and k in first]
     out: list[Step] = []
-    kinds = [o.kind for o in operations.values() if o.writes and o.kind != op.kind]
+    kinds = [w for o in operations.values() if o.writes and o.kind != op.kind for w in o.kind_words]
     records = others(op, s.args, sources, text, typed, taken) or (
         elsewhere(op, s.args, sources, text, typed, taken, kinds) if needed else [])
     for record in records[:max(room, 0)]:

@@ -54,9 +54,9 @@ def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
     """The kind of a write that is no swap which ``request`` names ("return", "cancel"), where it names no swap's kind
     ("exchange", or "modify": "exchange" said of a pending order's item change asks for that swap); else None."""
     writes = [op for op in operations if op.writes]
-    if any(op.choice_pairs() and named(op.kind, request) for op in writes):
+    if any(op.choice_pairs() and op.named_in(request) for op in writes):
         return None
-    return next((k for op in writes if not op.choice_pairs() and named(k := op.kind, request)), None)
+    return next((op.kind for op in writes if not op.choice_pairs() and op.named_in(request)), None)
 
 
 ASKED = "know something"  # the kind of a request that names no change at all ("what's the tablet's storage?")
@@ -73,12 +73,12 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -
     is no swap, nor a word of ``op``'s name that no swap's name holds ("address", "payment", "return"); else None."""
     writes = [o for o in operations if o.writes]
     swaps = [o for o in writes if o.choice_pairs()]
-    if op.choice_pairs() or not swaps or any(named(o.kind, request) for o in writes if not o.choice_pairs()):
+    if op.choice_pairs() or not swaps or any(o.named_in(request) for o in writes if not o.choice_pairs()):
         return None
     shared = {w for o in swaps for w in o.words}
     if any(named(w, request) for w in set(op.words) - shared):
         return None
-    return next((o.kind for o in swaps if named(o.kind, request)), None)
+    return next((o.kind for o in swaps if o.named_in(request)), None)
 
 
 # A question that asks about something ("what's the price …?", "One more thing: is it …?"), not a request put as one
@@ -130,7 +130,7 @@ def _options(nodes: Iterable[dict]) -> dict[str, str]:
 def _asks_only(request: str, operations: Iterable[Operation], own: Iterable[str]) -> bool:
     if not _ASKING_ABOUT.search(request):
         return False
-    words = [*(o.kind for o in operations if o.writes), *_CHANGE_WORDS, *_UNDO_WORDS, *own]
+    words = [*(w for o in operations if o.writes for w in o.kind_words), *_CHANGE_WORDS, *_UNDO_WORDS, *own]
     return not any(named(w, request) for w in words)
 
 
@@ -142,7 +142,7 @@ def _question(request: str) -> bool:
 
 def _swap_word(request: str, operations: Iterable[Operation]) -> bool:
     """Whether ``request`` names a swap's kind or a word that asks for a change (``_CHANGE_WORDS``)."""
-    words = [op.kind for op in operations if op.writes and op.choice_pairs()] + list(_CHANGE_WORDS)
+    words = [w for op in operations if op.writes and op.choice_pairs() for w in op.kind_words] + list(_CHANGE_WORDS)
     return any(named(w, request) for w in words)
 
 
@@ -265,7 +265,7 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
         return _refused(op, asked, why)
     # A fallback of the same kind ("then only exchange the thermostat") leaves the swap offered to the redo.
     return _refused(op, asked, f"{why}; for that case you said: \"{said}\"", fallback=fallback(op, args, said, sources),
-                    again=named(op.kind, said))
+                    again=op.named_in(said))
 
 
 def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, texts: list[str],

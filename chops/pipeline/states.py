@@ -41,7 +41,7 @@ def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any], op
     for (arg, key), value, state, allowed in _states(op, args, sources):
         if state is not None and state not in allowed:
             other = next((w.name for w in operations if w.name != op.name and w.writes
-                          and any(named_kind(word, request) for word in (w.kind, *w.asked_as))
+                          and any(named_kind(word, request) for word in (*w.kind_words, *w.asked_as))
                           and _takes(w, set(op.choice_keys().get(arg, ())), key, state)), None)
             return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION,
                                    message=f"{value} is {state}; this can only be done while it is "
@@ -101,7 +101,7 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
     paths = set(op.choice_keys().get(arg, ()))
     allowed: dict[str, set[str]] = {}
     for write in operations:
-        if write.writes and not write.choice_pairs() and named_kind(write.kind, message):
+        if write.writes and not write.choice_pairs() and write.named_in(message):
             for key_arg, where in write.choice_states().items():
                 if set(write.choice_keys().get(key_arg, ())) == paths:
                     for key, states in where.items():

@@ -41,7 +41,7 @@ def taken_along(ctx: TurnContext, fresh: list[Step], operations: Iterable[Operat
     those the plan may call, ``every``: the pack's operations by name (the look-ups')."""
     todo = list(ctx.trace.info.get(AGENDA) or [])
     swaps = [op for op in operations if op.writes and op.choice_pairs()]
-    kinds = [op.kind for op in operations if op.writes and not op.choice_pairs()]
+    kinds = [w for op in operations if op.writes and not op.choice_pairs() for w in op.kind_words]  # no swap asked
     if not todo or not swaps or any(named(k, ctx.text) for k in kinds):
         return []
     calls: list[tuple[str, dict[str, Any]]] = []
@@ -172,7 +172,7 @@ def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request
     none ("return everything in that order"); else None. Asked so, the 1.5B returned one item, another machine
     (train task 73), and one tablet of the order (train task 82)."""
     said = [m.group(2) for m in _ALL_BUT.finditer(request) if not _BEING.search(m.group(1))]
-    every = not said and any(named(op.kind, clause) and _EVERY.search(clause) and not _EXCEPT.search(clause)
+    every = not said and any(op.named_in(clause) and _EVERY.search(clause) and not _EXCEPT.search(clause)
                              for clause in SENTENCE.split(request))
     out = dict(args)
     for key, _, lines, named_as in _line_lists(op, args, sources) if said or every else ():

@@ -114,6 +114,11 @@ def test_an_address_named_as_a_place_is_that_record_not_the_one_the_model_copied
     for text in ["For order #W1, change the address to be the same as order #W3", "ship #W1 like the one on #W3"]:
         assert named_record(SHIP, home, sources, text) == want, text  # the address of order #W3
     assert named_record(SHIP, home, sources, "same as order #W9") is None  # no such order among theirs
+    # Where the order changed is now: never the change. Told this, the 1.5B's home address was replaced by #W3's own.
+    going = "My pending order #W3 is going to a New York address, but I want it delivered to my home on my account"
+    assert named_record(SHIP, {**HOME, "order_id": "#W3"}, sources, going) is None
+    assert named_record(SHIP, {**HOME, "order_id": "#W3"}, sources, going.replace("home on", "Bend place on")) == {
+        **CABIN, "order_id": "#W3"}
     two_bends = [profile, ORDER, {"address": OTHER_BEND}]
     assert named_record(SHIP, home, two_bends, "to my Bend address") is None  # two addresses in Bend
 
@@ -177,7 +182,7 @@ def test_items_exchanged_for_themselves_are_their_return(shop, proposed):  # noq
     llm.enqueue("executor", call(proposed, order_id="#T0000003", item_ids=["k-glass-1l"],
                                  new_item_ids=["k-glass-1l"], payment_method_id="gift_card_mia"))
     llm.enqueue("verifier", verdict(9))
-    asked = agent.handle(MIA, "I want to send back everything from #T0000003, refund to my gift card",
+    asked = agent.handle(MIA, "I want you to take back everything from #T0000003, refund to my gift card",
                          turn_key="x:1", conversation_id="x")
     assert asked.outcome == "pending_confirmation" and asked.operation == "return_delivered_order_items"
     assert asked.args == {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id": "gift_card_mia"}

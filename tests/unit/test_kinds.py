@@ -38,6 +38,8 @@ def test_the_kind_of_an_operation_is_the_first_word_of_its_name():
     ("I'd like to return the kettle I received", "return"),
     ("Returning the kettle from #T0000003, please refund my card", "return"),
     ("Please send back everything from that order and cancel the rest", "cancel"),
+    ("The kettle I got leaks, so I'd like to send it back", "return"),  # what else a return is called
+    ("我收到的水壶漏水，我想退货", "return"),
 ])
 def test_a_swap_for_a_request_of_another_kind_naming_no_feature_is_refused(request_text, instead):
     assert _asked(request_text) == instead
