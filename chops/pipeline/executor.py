@@ -36,7 +36,8 @@ from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.kinds import another_kind, no_swap_asked, only_asks
+from chops.pipeline.asking import only_asks
+from chops.pipeline.kinds import another_kind, no_swap_asked
 from chops.pipeline.lookups import (
     conversation_lookups,
     follow_ups,

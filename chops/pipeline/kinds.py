@@ -24,7 +24,7 @@ And any write of products the customer's messages never name where they name oth
 (``chops.pipeline.unspoken``): after a keyboard's return, the return of a kettle nobody spoke of. The other way round, a
 write that is no swap where the request asks for a swap and names nothing of that write (``unasked_kind``): asked which
 laptop to exchange, the 1.5B proposed the chosen laptop's return. And such a write for a question that names no change
-at all (``unasked_write``): "what's the price of the speaker I bought?" became the order's address change.
+at all (``asking.unasked_write``): "what's the price of the speaker I bought?" became the order's address change.
 
 A request of another kind (``another_kind``) is not shown the variants of the products it names with the order's
 look-up (``Operation.follows``): they only invite a swap (train tasks 46 and 48).
@@ -37,6 +37,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from chops.domain.operations import Operation, named
+from chops.pipeline.asking import ASKED, asks_only, change_words, question, swap_word, unasked_write
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
@@ -59,15 +60,6 @@ def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
     return next((op.kind for op in writes if not op.choice_pairs() and op.named_in(request)), None)
 
 
-ASKED = "know something"  # the kind of a request that names no change at all ("what's the tablet's storage?")
-# Words that ask for some change in any shop's English or Chinese, beside the swaps' own kinds ("exchange", "modify").
-_CHANGE_WORDS = ("chang", "swap", "switch", "replac", "upgrad", "downgrad", "instead", "换", "改")
-
-
-_QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|which|how|is|are|does|do|did|where|when|why|who)\b|吗|什么|多少|哪",
-                       re.IGNORECASE)
-
-
 def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -> str | None:
     """The swap's kind ``request`` names ("exchange") where ``op`` is no swap and the request names no write's kind that
     is no swap, nor a word of ``op``'s name that no swap's name holds ("address", "payment", "return"); else None."""
@@ -81,41 +73,15 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -
     return next((o.kind for o in swaps if o.named_in(request)), None)
 
 
-# A question that asks about something ("what's the price …?", "One more thing: is it …?"), not a request put as one
-# ("can you …?").
-_ASKING_ABOUT = re.compile(r"(?:^|[.:;!?]\s)\s*(?:what|which|how much|how many|how long|where|when|why|who|is|are"
-                           r"|does|did)\b|什么|多少|哪", re.IGNORECASE)
-# Words of a change that is no swap, in any shop's English, beside the kinds of its operations ("return", "cancel").
-_UNDO_WORDS = ("refund", "money back", "send back", "send it back", "get rid", "don't want", "don't need",
-               "no longer need", "退", "取消")
-
-
-def unasked_write(op: Operation, request: str, operations: Iterable[Operation]) -> bool:
-    """Whether the write ``op`` that is no swap answers a ``request`` that only asks about something ("what's the price
-    of the speaker I bought, and its battery life?") and names no change: no kind of a write, no word of a change
-    (``_CHANGE_WORDS``, ``_UNDO_WORDS``), none of ``op``'s own words (``Operation.asked_by``: "address", "ship"). Asked
-    so, the 1.5B proposed the order's address change (train task 63)."""
-    return not op.choice_pairs() and _asks_only(request, operations, op.asked_by)
-
-
-def only_asks(request: str, operations: Iterable[Operation]) -> bool:
-    """Whether ``request`` only asks about something and names no change (``unasked_write``), nor any write's own words:
-    then no write is offered at all, only the look-ups and the answer. Asked which two t-shirts an order held and what
-    they were made of, the 1.5B, shown the order, proposed a t-shirt's item change, then its return, then answered
-    "I can't help with that" (train task 24)."""
-    operations = list(operations)
-    return _asks_only(request, operations, [w for op in operations if op.writes for w in op.asked_by])
-
-
 def no_swap_asked(request: str, texts: Iterable[str], operations: Iterable[Operation], sources: Iterable[Any]) -> bool:
     """Whether ``request`` asks for a write that is no swap ("return", "cancel") and for nothing a swap would need: no
-    swap's kind, no word of a change (``_CHANGE_WORDS``), no question, and the customer's ``texts`` compare no option of
+    swap's kind, no word of a change (``asking.change_words``), no question, and the customer's ``texts`` compare no option of
     the lines the ``sources`` hold ("a larger one"; a price compared picks the line: "return the pricier tablet"). Then
     no swap is offered (``unasked_swap``'s case, ruled out before the model is asked): told "return everything except
     the coffee machine", the 1.5B, shown the order, proposed the coffee machine's exchange, then, told why that was
     refused, wrote the refusal back (train task 73); told to return the dearer of two tablets, a tablet's exchange."""
     operations = list(operations)
-    if another_kind(request, operations) is None or _swap_word(request, operations) or _question(request):
+    if another_kind(request, operations) is None or swap_word(request, operations) or question(request):
         return False
     # A price compared picks the line to return ("the more expensive of the two tablets"), not a new item.
     options = _options(node for data in sources for node in records(data))
@@ -127,23 +93,6 @@ def _options(nodes: Iterable[dict]) -> dict[str, str]:
     return labels(v for node in nodes for v in node.values() if isinstance(v, str))
 
 
-def _asks_only(request: str, operations: Iterable[Operation], own: Iterable[str]) -> bool:
-    if not _ASKING_ABOUT.search(request):
-        return False
-    words = [*(w for o in operations if o.writes for w in o.kind_words), *_CHANGE_WORDS, *_UNDO_WORDS, *own]
-    return not any(named(w, request) for w in words)
-
-
-def _question(request: str) -> bool:
-    """Whether ``request`` is a question ("what's the storage of …?", "is it …", 什么 …), not a wish said tersely
-    ("jigsaw to the easiest one": a customer's later message, after they had asked for the change)."""
-    return bool(_QUESTION.search(request))
-
-
-def _swap_word(request: str, operations: Iterable[Operation]) -> bool:
-    """Whether ``request`` names a swap's kind or a word that asks for a change (``_CHANGE_WORDS``)."""
-    words = [w for op in operations if op.writes and op.choice_pairs() for w in op.kind_words] + list(_CHANGE_WORDS)
-    return any(named(w, request) for w in words)
 
 
 def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
@@ -155,8 +104,13 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     pairs = op.choice_pairs()
     if not pairs:
         return None
-    instead = another_kind(request, operations) or (ASKED if _question(request) and not _swap_word(request, operations)
-                                                     else None)
+    texts, operations = list(texts), list(operations)
+    # Only a question, or what a question before it asked again, naming no change: "The tracking number and the
+    # camera's price, please." after asking both was proposed as the cameras' exchange (our own conversations).
+    again = any(t != request and asks_only(t, operations, ()) for t in texts) and not any(
+        named(w, request) for w in change_words(operations))
+    asked = not swap_word(request, operations) and (question(request) or again)
+    instead = another_kind(request, operations) or (ASKED if asked else None)
     if instead is None:
         return None
     nodes = [node for data in sources for node in records(data)]

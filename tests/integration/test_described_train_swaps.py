@@ -11,7 +11,8 @@ import json
 
 from chops.pipeline.choices import arg_options
 from chops.pipeline.walk import typed_ids
-from chops.pipeline.kinds import unasked_kind, unasked_refusal, unasked_write
+from chops.pipeline.asking import unasked_write
+from chops.pipeline.kinds import unasked_kind, unasked_refusal
 from chops.pipeline.unspoken import unspoken
 from chops.pipeline.which import unsure
 from chops.pipeline.together import all_but

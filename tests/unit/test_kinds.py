@@ -8,7 +8,8 @@ import pytest
 from apis.retail.registry import OPERATIONS
 from chops.domain.outcomes import Outcome
 from chops.pipeline.fallbacks import fallback, otherwise
-from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap, unasked_write
+from chops.pipeline.asking import unasked_write
+from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap
 from chops.pipeline.unspoken import unspoken
 from chops.pipeline.prices import against_price, over_budget
 from chops.pipeline.swapped import unkept
@@ -77,6 +78,23 @@ def test_a_swap_for_a_request_that_names_no_change_at_all_is_refused(request_tex
     # a cheaper one.
     assert _asked(request_text, earlier=("Exchange it for a cheaper one in steel",)) is None
     assert _asked(request_text, earlier=("I'd like a cheaper kettle than mine",)) is None
+
+
+def test_what_a_question_asked_said_again_names_no_change_either():
+    question = "What's the material of the kettle I ordered, and how much did I pay for it?"
+    again = "The kettle's material and its price, please."
+    assert _asked(again, earlier=(question,)) == "know something"
+    assert _asked(again) is None  # no question before it: "An identical kettle please" asks for a swap
+    assert _asked("Then switch it to the steel one.", earlier=(question,)) is None  # a change named
+
+
+def test_a_writes_own_word_in_what_is_asked_about_asks_for_no_change():
+    from chops.pipeline.asking import only_asks
+    ops = OPERATIONS.values()
+    assert only_asks("What's the tracking number of my kettle order, and how much did I pay for the kettle?", ops)
+    assert only_asks("Where was it sent? 它寄到哪里了？", ops)
+    assert not only_asks("What's the status of my order, and please ship it to my office instead", ops)
+    assert not only_asks("How much did I pay? Can you pay the rest with my gift card?", ops)
 
 
 def test_the_kind_of_another_swap_asks_for_this_one():

@@ -336,7 +336,7 @@ def test_a_question_naming_no_change_is_offered_the_look_ups_and_the_answer_only
 ])
 def test_a_question_that_names_a_change_is_offered_the_writes(request_):
     from apis.retail.registry import OPERATIONS
-    from chops.pipeline.kinds import only_asks
+    from chops.pipeline.asking import only_asks
     assert not only_asks(request_, OPERATIONS.values())
 
 
