@@ -65,6 +65,12 @@ ADDRESSING = ("address", "ship", "send", "sent", "street", "avenue", "road", "mo
 # (train tasks 78, 112), and the customer's yes committed it.
 OWN_ADDRESS = ("default", "my address", "my own address", "my home address", "profile", "on file", "moved", "moving",
                "live", "默认", "我的地址", "搬")  # not "account": "I just created my account, …" (train task 41)
+# And no order's address change where the customer's own address is what changes ("update the address on my account
+# to 12 Birch Road …": the 1.5B changed a pending order's; our own conversations), not where it is where an order
+# goes ("deliver it to the home address on my account").
+OWN_ADDRESS_CHANGED = ("address on my account to ", "address on file to ", "account address to ",
+                       "account's address to ", "address in my profile to ", "profile address to ",
+                       "my default address to ", "my own address to ", "默认地址改", "账户地址改")
 # A cancel of what the customer says they have is the return of a delivered order (``Operation.asked_as``): "cancel the
 # bookshelf I received" (train task 104). "Cancel #W…, I changed my mind" of a delivered order is refused with why.
 RECEIVED = ("received", "receive", "got", "arrived", "came", "delivered", "收到", "到货")
@@ -105,7 +111,8 @@ _OPS = [
     _write("cancel_pending_order", "Cancel a pending order, reason 'no longer needed' or 'ordered by mistake'; its "
            "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER, called=CALLING_OFF),
     _write("modify_pending_order_address", "Change the shipping address of a pending order (not the customer's "
-           "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER, asked_by=ADDRESSING),
+           "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER, asked_by=ADDRESSING,
+           unasked_by=OWN_ADDRESS_CHANGED),
     _write("modify_pending_order_payment", "Pay a pending order with another of the customer's payment methods "
            "instead.", a.PaymentArgs, w.modify_pending_order_payment, ORDER, asked_by=PAYING,
            unasked_by=NOT_PAYING),

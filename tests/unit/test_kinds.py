@@ -93,6 +93,7 @@ def test_a_writes_own_word_in_what_is_asked_about_asks_for_no_change():
     ops = OPERATIONS.values()
     assert only_asks("What's the tracking number of my kettle order, and how much did I pay for the kettle?", ops)
     assert only_asks("Where was it sent? 它寄到哪里了？", ops)
+    assert only_asks("Has my order with the kettle shipped yet?", ops)
     assert not only_asks("What's the status of my order, and please ship it to my office instead", ops)
     assert not only_asks("How much did I pay? Can you pay the rest with my gift card?", ops)
 

@@ -749,3 +749,14 @@ def test_a_question_whose_every_answer_invents_a_number_is_answered_from_the_fie
         "get_order_details", MIA, {"order_id": "#T0000002"}))
     assert fields_asked("what's its status and total?", [read]) == "#T1: status: pending; total: 120.0"
     assert fields_asked("how much was it?", [read]) is None  # no field named by its key: the apology, as before
+
+
+def test_an_orders_address_change_is_not_offered_where_the_customers_own_address_changes():
+    from apis.retail.registry import OPERATIONS
+    ship = OPERATIONS["modify_pending_order_address"]
+    for request in ["I moved. Please update the address on my account to 12 Oak Row, Apt 4, Lakeside, ZZ 33333",
+                    "Change my default address to 5 Harbor St, Portside", "Set my account address to 9 Mill Lane"]:
+        assert not ship.asked_in([request], request), request
+    for request in ["Please deliver my pending order to the home address on my account",  # where the order goes
+                    "Ship #T0000001 to my default address", "Change the address of my pending order to 9 Mill Lane"]:
+        assert ship.asked_in([request], request), request
