@@ -62,9 +62,10 @@ ADDRESSING = ("address", "ship", "send", "sent", "street", "avenue", "road", "mo
               "home", "地址", "寄", "送", "搬")
 # The customer's own (default) address only where they speak of it as theirs, not an order's: "for order #W…, change the
 # address to be the same as order #W…" and "my laptop order to my NYC address" had the 1.5B change the default address
-# (train tasks 78, 112), and the customer's yes committed it.
+# (train tasks 78, 112), and the customer's yes committed it. Not "account" alone: "I just created my account, …"
+# (train task 41).
 OWN_ADDRESS = ("default", "my address", "my own address", "my home address", "profile", "on file", "moved", "moving",
-               "live", "默认", "我的地址", "搬")  # not "account": "I just created my account, …" (train task 41)
+               "live", "address on my account", "account address", "account's address", "默认", "我的地址", "搬")
 # And no order's address change where the customer's own address is what changes ("update the address on my account
 # to 12 Birch Road …": the 1.5B changed a pending order's; our own conversations), not where it is where an order
 # goes ("deliver it to the home address on my account").

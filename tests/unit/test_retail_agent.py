@@ -757,6 +757,7 @@ def test_an_orders_address_change_is_not_offered_where_the_customers_own_address
     for request in ["I moved. Please update the address on my account to 12 Oak Row, Apt 4, Lakeside, ZZ 33333",
                     "Change my default address to 5 Harbor St, Portside", "Set my account address to 9 Mill Lane"]:
         assert not ship.asked_in([request], request), request
+        assert OPERATIONS["modify_user_address"].asked_in([request], request), request  # the change they ask for
     for request in ["Please deliver my pending order to the home address on my account",  # where the order goes
                     "Ship #T0000001 to my default address", "Change the address of my pending order to 9 Mill Lane"]:
         assert ship.asked_in([request], request), request
