@@ -19,10 +19,8 @@ _CHANGE_WORDS = ("chang", "swap", "switch", "replac", "upgrad", "downgrad", "ins
 # Words of a change that is no swap, in any shop's English, beside the kinds of its operations ("return", "cancel").
 _UNDO_WORDS = ("refund", "money back", "send back", "send it back", "get rid", "don't want", "don't need",
                "no longer need", "退", "取消")
-_QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|which|how|is|are|does|do|did|has|have|was|were|where|when|why|who)\b|吗|什么|多少|哪",
-                       re.IGNORECASE)
-
-
+_QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|which|how|is|are|does|do|did|has|have|was|were|where|when|why|who)\b"
+                       r"|吗|什么|多少|哪", re.IGNORECASE)
 # A question that asks about something ("what's the price …?", "One more thing: is it …?"), not a request put as one
 # ("can you …?").
 _ASKING_ABOUT = re.compile(r"(?:^|[.:;!?]\s)\s*(?:what|which|how much|how many|how long|where|when|why|who|is|are"

@@ -30,13 +30,13 @@ from chops.domain.operations import Operation, operation_lines
 from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
+from chops.pipeline.asking import only_asks
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options
 from chops.pipeline.completion import named_options
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.asking import only_asks
 from chops.pipeline.kinds import another_kind, no_swap_asked
 from chops.pipeline.lookups import (
     conversation_lookups,

@@ -37,8 +37,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from chops.domain.operations import Operation, named
-from chops.pipeline.asking import ASKED, asks_only, change_words, question, swap_word, unasked_write
 from chops.domain.outcomes import Outcome, OperationResult
+from chops.pipeline.asking import ASKED, asks_only, change_words, question, swap_word, unasked_write
 from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
@@ -75,11 +75,12 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -
 
 def no_swap_asked(request: str, texts: Iterable[str], operations: Iterable[Operation], sources: Iterable[Any]) -> bool:
     """Whether ``request`` asks for a write that is no swap ("return", "cancel") and for nothing a swap would need: no
-    swap's kind, no word of a change (``asking.change_words``), no question, and the customer's ``texts`` compare no option of
-    the lines the ``sources`` hold ("a larger one"; a price compared picks the line: "return the pricier tablet"). Then
-    no swap is offered (``unasked_swap``'s case, ruled out before the model is asked): told "return everything except
-    the coffee machine", the 1.5B, shown the order, proposed the coffee machine's exchange, then, told why that was
-    refused, wrote the refusal back (train task 73); told to return the dearer of two tablets, a tablet's exchange."""
+    swap's kind, no word of a change (``asking.swap_word``), no question, and the customer's ``texts`` compare no
+    option of the lines the ``sources`` hold ("a larger one"; a price compared picks the line: "return the pricier
+    tablet"). Then no swap is offered (``unasked_swap``'s case, ruled out before the model is asked): told "return
+    everything except the coffee machine", the 1.5B, shown the order, proposed the coffee machine's exchange, then,
+    told why that was refused, wrote the refusal back (train task 73); told to return the dearer of two tablets, a
+    tablet's exchange."""
     operations = list(operations)
     if another_kind(request, operations) is None or swap_word(request, operations) or question(request):
         return False
