@@ -23,12 +23,12 @@ _QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|which|how|is|are|does|do|did|has
                        r"|吗|什么|多少|哪", re.IGNORECASE)
 # A question that asks about something ("what's the price …?", "One more thing: is it …?"), not a request put as one
 # ("can you …?").
-_ASKING_ABOUT = re.compile(r"(?:^|[.:;!?]\s)\s*(?:what|which|how much|how many|how long|where|when|why|who|is|are"
-                           r"|does|did|has|have|was|were)\b|什么|多少|哪", re.IGNORECASE)
+_ASKS = (r"(?:what|which|how much|how many|how long|where|when|why|who|is|are|does|did|has|have|was|were)\b",
+         "什么|多少|哪")
+_ASKING_ABOUT = re.compile(rf"(?:^|[.:;!?]\s)\s*{_ASKS[0]}|{_ASKS[1]}", re.IGNORECASE)
 # A clause of a message, and one that asks about something: "What's the tracking number, and how much did I pay?"
 _CLAUSE = re.compile(r"[.;!?？。；]|,\s*(?=(?:and|but|also)\b)|，")
-_ASKING = re.compile(r"^\s*(?:(?:and|but|also)\s+)?(?:what|which|how much|how many|how long|where|when|why|who|is|are"
-                     r"|does|did|has|have|was|were)\b|什么|多少|哪", re.IGNORECASE)
+_ASKING = re.compile(rf"^\s*(?:(?:and|but|also)\s+)?{_ASKS[0]}|{_ASKS[1]}", re.IGNORECASE)
 
 
 def unasked_write(op: Operation, request: str, operations: Iterable[Operation]) -> bool:
@@ -49,19 +49,21 @@ def only_asks(request: str, operations: Iterable[Operation]) -> bool:
 
 
 def asks_only(request: str, operations: Iterable[Operation], own: Iterable[str]) -> bool:
-    """Whether ``request`` asks about something and names no change (``change_words``), nor one of the words ``own``
+    """Whether ``request`` asks about something and names no change (``names_change``), nor one of the words ``own``
     outside the clauses that ask about something."""
     if not _ASKING_ABOUT.search(request):
         return False
     # A write's own words count outside what is asked about: "how much did I pay for the camera?" asks for no change
     # of a payment method (our own conversations: the 1.5B, offered the writes, proposed the camera's exchange).
     rest = " ".join(c for c in _CLAUSE.split(request) if not _ASKING.search(c))
-    return not any(named(w, request) for w in change_words(operations)) and not any(named(w, rest) for w in own)
+    return not names_change(request, operations) and not any(named(w, rest) for w in own)
 
 
-def change_words(operations: Iterable[Operation]) -> list[str]:
-    """The words that ask for some change: every write's ``kind_words``, ``_CHANGE_WORDS``, ``_UNDO_WORDS``."""
-    return [*(w for o in operations if o.writes for w in o.kind_words), *_CHANGE_WORDS, *_UNDO_WORDS]
+def names_change(text: str, operations: Iterable[Operation]) -> bool:
+    """Whether ``text`` holds a word that asks for some change: a write's ``kind_words``, ``_CHANGE_WORDS``,
+    ``_UNDO_WORDS``."""
+    words = [*(w for o in operations if o.writes for w in o.kind_words), *_CHANGE_WORDS, *_UNDO_WORDS]
+    return any(named(w, text) for w in words)
 
 
 def question(request: str) -> bool:

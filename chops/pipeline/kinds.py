@@ -38,7 +38,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.domain.outcomes import Outcome, OperationResult
-from chops.pipeline.asking import ASKED, asks_only, change_words, question, swap_word, unasked_write
+from chops.pipeline.asking import ASKED, asks_only, names_change, question, swap_word, unasked_write
 from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
@@ -108,8 +108,7 @@ def unasked_swap(op: Operation, args: Mapping[str, Any], operations: Iterable[Op
     texts, operations = list(texts), list(operations)
     # Only a question, or what a question before it asked again, naming no change: "The tracking number and the
     # camera's price, please." after asking both was proposed as the cameras' exchange (our own conversations).
-    again = any(t != request and asks_only(t, operations, ()) for t in texts) and not any(
-        named(w, request) for w in change_words(operations))
+    again = any(t != request and asks_only(t, operations, ()) for t in texts) and not names_change(request, operations)
     asked = not swap_word(request, operations) and (question(request) or again)
     instead = another_kind(request, operations) or (ASKED if asked else None)
     if instead is None:
