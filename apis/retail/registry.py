@@ -19,10 +19,10 @@ def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] =
 
 def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], unchanged: str | None = None,
            asked_by: tuple[str, ...] = (), unasked_by: tuple[str, ...] = (), asked_as: tuple[str, ...] = (),
-           called: tuple[str, ...] = (), **counterparts: str) -> Operation:
+           called: tuple[str, ...] = (), worded: tuple[str, ...] = (), **counterparts: str) -> Operation:
     return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
                      counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by,
-                     unasked_by=unasked_by, asked_as=asked_as, called=called, title=TITLES[name])
+                     unasked_by=unasked_by, asked_as=asked_as, called=called, title=TITLES[name], worded=worded)
 
 
 # What each operation does, as the customer would say it (``Operation.title``: a confirmation's lines, "Not done: …").
@@ -110,7 +110,8 @@ _OPS = [
     _read("calculate", "Compute arithmetic such as a total or a price difference (+ - * / and parentheses).",
           a.CalculateArgs, r.calculate),
     _write("cancel_pending_order", "Cancel a pending order, reason 'no longer needed' or 'ordered by mistake'; its "
-           "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER, called=CALLING_OFF),
+           "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER, called=CALLING_OFF,
+           worded=("reason",)),  # a confirmation in Chinese says the reason in Chinese
     _write("modify_pending_order_address", "Change the shipping address of a pending order (not the customer's "
            "default address).", a.OrderAddressArgs, w.modify_pending_order_address, ORDER, asked_by=ADDRESSING,
            unasked_by=OWN_ADDRESS_CHANGED),

@@ -22,11 +22,12 @@ from apis.retail.reads import NotFound, own_order
 from apis.retail.uow import RetailUnitOfWork
 from apis.retail.views import customer_view, order_view
 from chops.domain.outcomes import InvalidArgument, PreconditionFailed
+from chops.i18n import N_
 
 Row = dict[str, Any]
 # (message, data[, money]): money as ``OperationResult.money`` has it, a refund positive, a charge negative.
 Reply = tuple[str, Any] | tuple[str, Any, Decimal]
-CANCEL_REASONS = ("no longer needed", "ordered by mistake")
+CANCEL_REASONS = (N_("no longer needed"), N_("ordered by mistake"))  # words of the catalog: a confirmation says them
 GIFT_CARD = "gift_card"
 ZERO = Decimal("0.00")
 

@@ -92,7 +92,8 @@ class Operation:
     ``DomainPack.locale``): ``title``, the operation as a user would name it ("change your school"; empty: its name);
     each argument's ``Field(title=...)``, what a reply asking for it calls it (none: its description); ``columns``,
     ``(key, label)`` pairs of the fields of a read's rows a reply lists, in order (none: every field as it is);
-    ``worded``, the columns whose values are words of the catalog too (a role).
+    ``worded``, the columns (of a read's rows) and arguments (of a write, as a confirmation lists them) whose values
+    are words of the catalog too (a role; a cancel's reason).
     """
 
     name: str

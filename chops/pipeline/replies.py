@@ -193,7 +193,8 @@ def read_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> 
 def _action(operation: Any, args: dict[str, Any], lang: str) -> tuple[str, str]:
     """The operation as the user would name it, and its argument values as one phrase."""
     action = translate(lang, operation.title) if operation.title else operation.name
-    return action, join_list([str(v) for v in args.values() if v is not None], lang)
+    values = [translate(lang, str(v)) if k in operation.worded else str(v) for k, v in args.items() if v is not None]
+    return action, join_list(values, lang)
 
 
 def _request(operation: Any, args: dict[str, Any], lang: str) -> str:

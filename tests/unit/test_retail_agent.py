@@ -73,7 +73,8 @@ def test_a_chinese_request_is_described_in_the_packs_chinese_words(shop):
     agent, _, llm = shop
     asked = ask_to_cancel(agent, llm, "请取消订单 #T0000002，我下错单了", "z")
     assert asked.outcome == "pending_confirmation"
-    assert "- 取消您的订单：#T0000002" in asked.reply and "cancel_pending_order" not in asked.reply
+    # the reason is a word of the catalog too (``Operation.worded``): said in Chinese, not "和ordered by mistake"
+    assert "- 取消您的订单：#T0000002和误下单" in asked.reply and "cancel_pending_order" not in asked.reply
 
 
 def test_the_shops_executor_sees_what_each_order_holds_before_any_look_up(sqlite_url):
