@@ -74,7 +74,9 @@ OWN_ADDRESS_CHANGED = ("address on my account to ", "address on file to ", "acco
                        "my default address to ", "my own address to ", "默认地址改", "账户地址改")
 # A cancel of what the customer says they have is the return of a delivered order (``Operation.asked_as``): "cancel the
 # bookshelf I received" (train task 104). "Cancel #W…, I changed my mind" of a delivered order is refused with why.
-RECEIVED = ("received", "receive", "got", "arrived", "came", "delivered", "收到", "到货")
+# Each is matched at a word's start (``named``), so none is a thing's start too: "came" named the "camera" whose order
+# the customer asked to cancel, and a return nobody asked for was offered (our own conversations).
+RECEIVED = ("received", "receiving", "got", "arrived", "it came", "they came", "delivered", "收到", "到货")
 # How else customers name a return or a cancel (``Operation.called``): "I'd like to send them back" was proposed as an
 # exchange for other earbuds, no check seeing that a return was asked for (our own conversations: eval/cases).
 SENDING_BACK = ("send back", "send it back", "send them back", "send these back", "send those back", "ship it back",

@@ -100,6 +100,18 @@ def test_a_write_of_a_record_in_a_state_it_does_not_take_is_refused_before_the_p
     assert out_of_state(OPERATIONS["modify_pending_order_items"], swap, sources) is None
 
 
+def test_a_delivered_orders_cancel_is_redone_as_its_return_only_where_the_request_names_one():
+    sources, cancel = [{**PROFILE, **STATUSES}], OPERATIONS["cancel_pending_order"]
+    args, writes = {"order_id": "#W1000001", "reason": None}, list(OPERATIONS.values())
+    for asked in ["Cancel or return the order with the lamp", "Cancel the lamp that arrived yesterday, it came broken",
+                  "Please cancel the mug I received"]:
+        assert out_of_state(cancel, args, sources, writes, asked).data == {"instead": "return_delivered_order_items"}
+    # "camera" is not "came", "receiver" is a thing, not "received": a cancel asked is refused with its reason
+    for asked in ["Cancel my order with the tea kettle and the security camera", "Cancel the order with the receiver"]:
+        refused = out_of_state(cancel, args, sources, writes, asked)
+        assert refused.outcome == "refused_precondition" and refused.data is None, asked
+
+
 def script_kettle_swap(llm, operation: str, item_ids: list[str]) -> None:
     """The executor reads #T0000003 and the kettle's product, then proposes ``operation`` of ``item_ids`` for the
     enamel kettle; the verifier passes it."""
