@@ -227,3 +227,9 @@ def type_name(annotation: Any) -> str:
 def operation_lines(operations: Mapping[str, Operation]) -> list[str]:
     """One line per operation for prompts: ``Name(Arg: type, ...) — description``."""
     return [f"{op.name}({op.arg_signature()}) — {op.description}" for op in operations.values()]
+
+
+def plain_kind_words(operations: Iterable[Operation]) -> list[str]:
+    """The words that name a write asking no swap (a cancel, a return: the ``Operation.kind_words`` of each write
+    without ``choice_pairs``); a request naming one asks for no item to be swapped for another."""
+    return [w for op in operations if op.writes and not op.choice_pairs() for w in op.kind_words]

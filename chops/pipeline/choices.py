@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from chops.domain.operations import Operation
+from chops.domain.operations import Operation, plain_kind_words
 from chops.pipeline.described import (about, by_name, closest, descriptions, features, narrowed, not_features,
                                       preferred)
 from chops.pipeline.each import EachOf, each_asked, one_each
@@ -64,7 +64,7 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
     of the request's ``earlier`` messages that names some does ("refund it to my gift card then", after "return the
     more expensive tablet" was refused for the card asked: the 1.5B returned the whole order, train task 83)."""
     operations, sources, typed, asked = list(operations), list(sources), list(typed), list(asked)
-    kinds = [w for op in operations if op.writes and not op.choice_pairs() for w in op.kind_words]  # no swap asked
+    kinds = plain_kind_words(operations)
     fields = record_fields(sources, {key for op in operations for key in op.choice_names().values()})
     texts = descriptions(node for data in sources for node in records(data)) \
         if any(op.choice_described() for op in operations) else {}

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from chops.domain.operations import Operation, named
+from chops.domain.operations import Operation, named, plain_kind_words
 from chops.pipeline.agenda import AGENDA
 from chops.pipeline.choices import lines_of, record_arg
 from chops.pipeline.context import Step, TurnContext
@@ -41,7 +41,7 @@ def taken_along(ctx: TurnContext, fresh: list[Step], operations: Iterable[Operat
     those the plan may call, ``every``: the pack's operations by name (the look-ups')."""
     todo = list(ctx.trace.info.get(AGENDA) or [])
     swaps = [op for op in operations if op.writes and op.choice_pairs()]
-    kinds = [w for op in operations if op.writes and not op.choice_pairs() for w in op.kind_words]  # no swap asked
+    kinds = plain_kind_words(operations)
     if not todo or not swaps or any(named(k, ctx.text) for k in kinds):
         return []
     calls: list[tuple[str, dict[str, Any]]] = []
