@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from chops.domain.operations import Operation, operation_lines
+from chops.domain.outcomes import Outcome
 from chops.domain.system import SystemApi
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
@@ -246,7 +247,6 @@ class Executor:
         writes = [s for s in steps if s.writes]
         # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
         which = None if refused else ask(self.operations, writes, request, ctx.user_texts, seen)
-        reader.note(step)
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
         if which is not None:  # the question alone: the answer completes this call (``repairs._kept``)
@@ -259,7 +259,11 @@ class Executor:
             if writes:
                 plan = self.api.call_plan(ctx.nickname, [(s.operation, s.args) for s in writes], dry_run=True)
                 for s, result in zip(writes, plan.steps):
-                    s.result = result
+                    # More is asked for only of a record the customer holds: asked to cancel a friend's order by its
+                    # id, the customer was asked for a reason, turn after turn (our own conversations).
+                    missing = result.outcome == Outcome.REFUSED_MISSING_ARGS
+                    s.result = (missing and reader.unheld(self.operations[s.operation], s.args)) or result
+        reader.note(step)
         records = [_step_record(s, ctx.nickname, others) for s in steps]
         step.update(records[0], steps=records)
         return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups))

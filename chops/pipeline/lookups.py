@@ -215,6 +215,21 @@ class Reader:
         for need in (n for n in op.needs if n in self.operations and arg in self.operations[n].arg_names()):
             self(need, {arg: value})
 
+    def unheld(self, op: Operation, args: dict[str, Any]) -> OperationResult | None:
+        """The refusal of a look-up ``op`` needs whose every argument ``args`` gives, where it refuses them (the record
+        is not the customer's: "There is no order #W… on your account"), as ``op``'s result; else None. Read once a
+        turn: a look-up made already is not made again."""
+        for need in (self.operations[n] for n in op.needs if n in self.operations):
+            names = need.arg_names()
+            if not names or any(args.get(n) is None for n in names):
+                continue
+            given = {n: args[n] for n in names}
+            read = next((s for s in self.lookups if s.operation == need.name and s.args == given), None) \
+                or self(need.name, given)
+            if read.result is not None and not read.result.outcome.succeeded:
+                return read.result.model_copy(update={"operation": op.name})
+        return None
+
     def note(self, step: dict[str, Any]) -> None:
         """Add the look-ups made to the executor step's trace record (``step``)."""
         if self.fresh:

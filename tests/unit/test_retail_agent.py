@@ -69,6 +69,25 @@ def test_a_cancel_is_looked_up_described_and_committed_on_yes(shop):
     assert order(engine, "#T0000002")["status"] == "cancelled" and balance(engine, MIA, "gift_card_mia") == 220.0
 
 
+def test_a_cancel_of_an_order_the_customer_does_not_hold_is_refused_not_asked_for_its_reason(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)  # Leo's order, typed by Mia: asked for the reason, she would be asked again and again
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000008", reason=None))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "My friend Leo asked me to cancel his order #T0000008, can you?", turn_key="u:1",
+                          conversation_id="u")
+    assert result.outcome == "not_in_system" and not result.committed
+    assert "There is no order #T0000008 on your account" in result.reply and "reason" not in result.reply
+    assert loader.export(engine) == before
+    # An order of hers, its reason not said: asked for it, as before
+    to_system(llm)
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason=None))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, "Please cancel #T0000002", turn_key="v:1", conversation_id="v")
+    assert asked.outcome == "refused_missing_args" and "the reason" in asked.reply
+
+
 def test_a_chinese_request_is_described_in_the_packs_chinese_words(shop):
     agent, _, llm = shop
     asked = ask_to_cancel(agent, llm, "请取消订单 #T0000002，我下错单了", "z")
@@ -607,8 +626,8 @@ def test_a_write_of_a_record_in_a_state_it_does_not_take_beside_others_is_left_o
                                    for o in ("#T0000001", "#T0000002", "#T0000003"))))
     llm.enqueue("verifier", verdict(9))
     before = loader.export(engine)
-    result = agent.handle(MIA, "Cancel all my pending orders, I no longer need them", turn_key="o:1",
-                          conversation_id="o")
+    # "all my orders": with "pending" said, only the pending ones are offered (``states.in_named_states``)
+    result = agent.handle(MIA, "Cancel all my orders, I no longer need them", turn_key="o:1", conversation_id="o")
     # the delivered order's cancel is left out, the customer told why first; the pending orders' wait for the yes
     assert result.outcome == "pending_confirmation"
     cancelled = [s["args"]["order_id"] for s in result.steps]
