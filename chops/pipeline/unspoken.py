@@ -1,8 +1,10 @@
 """Products nobody named: a write of products the customer's messages never name, where they name others of their
-orders, is refused before it is described (``chops.pipeline.kinds.unasked_refusal`` calls ``unspoken``)."""
+orders (``unspoken``), or name only to say which order they mean (``named_as_record``), is refused before it is
+described (``chops.pipeline.kinds.unasked_refusal`` calls both)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -13,6 +15,14 @@ from chops.pipeline.walk import mentions, names_of, record_fields, stems
 # Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
 # "another order of mine went to the old address".
 _ALL_OF = pattern((*EVERY, *ALL_BUT), (*EVERY_ZH, "都", "另"))
+# A record told by what it holds: "my pending order with the tablet", "the order that has the kettle and the scarf".
+# What it holds ends before a word that starts what the customer asks ("… with the tablet to a 7-inch one", "… and
+# change …"); "and" goes on with it only before an article ("… and the scarf").
+_STOP = r"(?:to|for|from|into|in|on|please|and|but|so|as|i|i'd|i'm|can|could|would|will|should|change|swap|switch|" \
+        r"make|exchange|return|cancel|replace|send|is|was)\b"
+_HOLDING = re.compile(r"\b(?:order|purchase|package|shipment)s?\s+(?:with|that (?:has|had|contains|included)|which "
+                      r"(?:has|had)|containing|holding|including)\s+"
+                      rf"(?P<what>(?:(?!{_STOP})[\w'-]+\s*|,?\s*and\s+(?=(?:the|my|a|an)\b)){{1,9}})", re.IGNORECASE)
 
 
 def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
@@ -47,3 +57,23 @@ def _part_of(said: str, word: str) -> bool:
     """Whether the customer's word ``said`` is ``word`` or a part of it of 4 letters or more at either end ("watch" of
     "wristwatch"; not "le", which is "less" cut of its "s", inside "kettle")."""
     return said == word or (len(said) >= 4 and (word.startswith(said) or word.endswith(said)))
+
+
+def named_as_record(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
+                    sources: Iterable[Any]) -> str | None:
+    """The products the write ``op`` with ``args`` changes that the customer's ``texts`` name only to tell which
+    record they mean ("in my pending order with the tablet, change the bulb to daylight": ``_HOLDING``), where they
+    name other products it changes besides, and the ``request`` takes in no more than it names ("all", "everything");
+    else None. Told so, the 1.5B listed a new tablet too, the tablet's line was paired with it, and the customer's
+    yes committed a change of the tablet (our own conversations)."""
+    keys, texts = op.choice_names(), list(texts)
+    partners = {pair["partner"] for pair in op.choice_pairs().values()}
+    lines = [arg for arg in keys if arg not in partners and isinstance(args.get(arg), list)]
+    if not lines or _ALL_OF.search(request):
+        return None
+    fields = record_fields(sources, set(keys.values()))
+    changed = {str(n) for arg in lines for v in args[arg] for n in names_of(fields[keys[arg]].get(str(v)))}
+    bare = [_HOLDING.sub(lambda m: m.group(0)[:m.start("what") - m.start()] + " ", t) for t in texts]
+    asked = {n for n in changed if any(mentions(t, n) for t in bare)}
+    only = sorted(n for n in changed - asked if any(mentions(t, n) for t in texts))
+    return ", ".join(only) if asked and only else None

@@ -10,7 +10,7 @@ from chops.domain.outcomes import Outcome
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.asking import unasked_write
 from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap
-from chops.pipeline.unspoken import unspoken
+from chops.pipeline.unspoken import named_as_record, unspoken
 from chops.pipeline.prices import against_price, over_budget
 from chops.pipeline.swapped import unkept
 
@@ -378,3 +378,28 @@ def test_a_record_named_by_its_state_or_product_is_named(request_text, refused):
             "payment_method_id": "credit_card_mia"}
     texts = [request_text, "Also return the desk lamp"]
     assert (unspoken(MODIFY, args, request_text, texts, [OVERVIEW, *ORDERS]) is not None) is refused
+
+
+def _two(*items: str, order_id: str = "#T0000003") -> dict:
+    return {"order_id": order_id, "item_ids": list(items), "payment_method_id": "credit_card_mia"}
+
+
+@pytest.mark.parametrize("request_text, args, refused", [
+    # the kettle only says which order: the scarf is what was asked for
+    ("Please return the scarf from my order with the kettle", _two("s-silk-red", "k-glass-1l"), "Kettle"),
+    ("In the order that has the kettle, I'd like to send back the scarf", _two("k-glass-1l", "s-silk-red"), "Kettle"),
+    ("From my delivered order containing the kettle: return the scarf", _two("s-silk-red", "k-glass-1l"), "Kettle"),
+    ("Please return the scarf from my order with the kettle", _two("s-silk-red"), None),  # what was asked
+    ("Return the scarf and the kettle from my order with the kettle", _two("s-silk-red", "k-glass-1l"), None),
+    ("Return my order with the kettle and the scarf", _two("s-silk-red", "k-glass-1l"), None),  # names no other
+    ("Return everything in the order with the kettle", _two("s-silk-red", "k-glass-1l"), None),
+    ("In the order with the scarf change the kettle to steel", _two("k-glass-1l"), None),
+])
+def test_a_product_named_only_to_say_which_order_is_not_changed(request_text, args, refused):
+    sources = [OVERVIEW, *ORDERS]
+    assert named_as_record(RETURN, args, request_text, [request_text], sources) == refused
+    found = unasked_refusal(RETURN, args, OPERATIONS.values(), request_text, [request_text], sources)
+    assert (found is None) is (refused is None)
+    assert refused is None or found.message == f"you named the {refused} to say where the items are, not as an " \
+        "item to change"
+
