@@ -35,7 +35,7 @@ from chops.pipeline.described import (about, by_name, closest, descriptions, fea
                                       preferred)
 from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
-from chops.pipeline.states import in_asked_states
+from chops.pipeline.states import in_asked_states, in_named_states
 from chops.pipeline.walk import (counted, holding, lines_in, mentioned, mentions, placed, record_fields, records,
                                  values_in)
 
@@ -84,6 +84,8 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
                     if said[arg] and arg not in op.choice_pairs():
                         said[arg] = told_apart(said[arg], fields[names[arg]], sources, named_in)
                 found[arg] = said[arg] or values
+                if op.writes and not said[arg]:  # "my pending order": not a cancelled one
+                    found[arg] = in_named_states(op, arg, found[arg], sources, message)
                 if not op.writes:
                     found[arg] = in_asked_states(op, arg, found[arg], operations, sources, message)
                     if not said[arg]:  # "the order I placed last" (``walk.placed``; "order_id" is an order's)

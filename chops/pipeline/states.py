@@ -1,8 +1,9 @@
 """The states a write takes: a record's state, as the look-ups show it, decides which operation a change is
 (``counterpart``: a pending order's item change, for a delivered order, is its exchange), whether the write can be
-done at all (``out_of_state``), and which records a look-up for a kind of write reads (``in_asked_states``); all from
-the operation's ``CHOICES_WHERE`` declaration. And a write of a record the request types the id of goes to the
-operation that takes it (``other_record``: an order's address, not the default one)."""
+done at all (``out_of_state``), which records a look-up for a kind of write reads (``in_asked_states``) and which a
+write may take where the request names their state (``in_named_states``); all from the operation's ``CHOICES_WHERE``
+declaration. And a write of a record the request types the id of goes to the operation that takes it
+(``other_record``: an order's address, not the default one)."""
 
 from __future__ import annotations
 
@@ -90,6 +91,19 @@ def _states(op: Operation, args: dict[str, Any],
     for arg, where in states.items():
         for key, allowed in where.items():
             yield (arg, key), args.get(arg), fields[key].get(str(args.get(arg))), allowed
+
+
+def in_named_states(op: Operation, arg: str, values: list[str], sources: list[Any], message: str) -> list[str]:
+    """The write ``op``'s record ``values`` narrowed to those in a state it takes (``CHOICES_WHERE``) that the
+    ``message`` names ("pending" of "pending (item modified)" too), where some are: told "… and send my pending order
+    there too", the 1.5B proposed the address change of a cancelled order (our own conversations)."""
+    named_states = {key: {s for s in states if named_kind(s.split(" (")[0], message)}
+                    for key, states in op.choice_states().get(arg, {}).items()}
+    named_states = {key: states for key, states in named_states.items() if states}
+    if not named_states:
+        return values
+    fields = record_fields(sources, set(named_states))
+    return [v for v in values if all(fields[k].get(str(v)) in states for k, states in named_states.items())] or values
 
 
 def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iterable[Operation],

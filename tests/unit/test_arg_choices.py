@@ -100,6 +100,23 @@ def test_a_write_of_a_record_in_a_state_it_does_not_take_is_refused_before_the_p
     assert out_of_state(OPERATIONS["modify_pending_order_items"], swap, sources) is None
 
 
+def test_a_write_of_a_record_in_the_state_the_request_names_is_offered_only_such_records():
+    statuses = [{"order_id": "#W1000001", "status": "cancelled"}, {"order_id": "#W1000002", "status": "pending"},
+                {"order_id": "#W1000003", "status": "pending (item modified)"}]
+    sources = [{**PROFILE, "orders": ["#W1000001", "#W1000002", "#W1000003"], "statuses": statuses}]
+    address = (OPERATIONS["modify_pending_order_address"],)
+
+    def offered(message: str) -> tuple[str, ...]:
+        return next(v for op, arg, v, _ in arg_options(address, sources, (), message) if arg == "order_id")
+    assert offered("and send my pending order there too") == ("#W1000002", "#W1000003")
+    assert offered("and send my order there too") == ("#W1000001", "#W1000002", "#W1000003")  # no state named
+    assert offered("send my delivered order there") == ("#W1000001", "#W1000002", "#W1000003")  # a state it takes not
+    # A state named, none of the customer's in it: every record stays (the platform says why not)
+    only_cancelled = [{**PROFILE, "orders": ["#W1000001"], "statuses": statuses[:1]}]
+    assert next(v for _, arg, v, _ in arg_options(address, only_cancelled, (), "my pending order")
+                if arg == "order_id") == ("#W1000001",)
+
+
 def test_a_delivered_orders_cancel_is_redone_as_its_return_only_where_the_request_names_one():
     sources, cancel = [{**PROFILE, **STATUSES}], OPERATIONS["cancel_pending_order"]
     args, writes = {"order_id": "#W1000001", "reason": None}, list(OPERATIONS.values())
