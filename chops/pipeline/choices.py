@@ -132,15 +132,18 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
     # Compared after the named features narrowed: alternatives ranked in one place ("battery first, then USB") are
     # told from the whole list, and the comparison keeps its side of those (none on that side: all of them).
     every = values
+    placed = {name: list(options) for name, (_, options) in compared_to.items()}  # each product's places' names
     values = narrowed(values, asked, names=names, described=texts, old=old,
-                      excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions)
+                      excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions,
+                      labels=placed)
     values = compared(values, asked, names=names, described=texts, old=compared_to, known=known, mentions=mentions)
     spoken = {name: {list(options).index(option) for option, _ in comparisons(
         " ".join(about(asked, name, known, mentions)), options) if option in options}
         for name, (_, options) in compared_to.items()}
     values = closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions,
-                     every=every, spoken=spoken)
-    return preferred(values, asked, names=names, described=texts, known=known, mentions=mentions, every=every)
+                     every=every, spoken=spoken, labels=placed)
+    return preferred(values, asked, names=names, described=texts, known=known, mentions=mentions, every=every,
+                     labels=placed)
 
 
 def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], message: str) -> list[str]:

@@ -177,12 +177,34 @@ def by_name(values: Iterable[str], names: dict[str, Any]) -> dict[str, list[str]
     return groups
 
 
-def _asked_for(group: list[str], said: str, described: dict[str, str],
-               old: set[str]) -> dict[str, set[tuple[int, str]]]:
+def _asked_for(group: list[str], said: str, described: dict[str, str], old: set[str],
+               labels: list[str] | None = None) -> dict[str, set[tuple[int, str]]]:
     """``{value: (place, feature) of each of its features ``said`` (``_words``) mentions}``, counting only features the
-    ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too)."""
-    wanted = {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said) if f not in old} for v in group}
+    ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too), and not in a place
+    whose feature the customer says beside another place's name (``_placed_elsewhere``; ``labels``: the places' names
+    in order)."""
+    wanted = {v: {(i, f) for i, f in _mentioned(described.get(v, ""), said)
+                  if f not in old and not _placed_elsewhere(i, f, said, labels or [])} for v in group}
     return _one_place_each(wanted, said)
+
+
+def _placed_elsewhere(at: int, feature: str, said: str, labels: list[str]) -> bool:
+    """Whether each time ``said`` says ``feature``, the word after it names another place (a word of its label that
+    place ``at``'s lacks), not place ``at``: "brown lenses" asks for the lens colour's brown, not for the
+    frame colour's (the 1.5B chose brown lenses in a brown frame for "the same pair with brown lenses"; our own
+    conversations). Only the word after: the words are read without their commas, and in "an i7 processor, 8GB" the
+    processor's name stands before the memory's 8GB (train task 93)."""
+    if at >= len(labels):
+        return False
+    own = set(_plain(labels[at]).split())
+    others = {w for i, label in enumerate(labels) if i != at for w in _plain(label).split()} - own
+    words = said.split()
+
+    def names(word: str, of: set[str]) -> bool:  # "lense" (of "lenses") names "len" (of "lens"): plurals cut apart
+        return any(word == w or (len(w) >= 3 and word.startswith(w)) for w in of)
+    after = [words[k + len(form.split())] if k + len(form.split()) < len(words) else ""
+             for form in _forms(feature) for k in range(len(words)) if words[k:k + len(form.split())] == form.split()]
+    return bool(after) and all(names(w, others) and not names(w, own) for w in after)
 
 
 def _one_place_each(wanted: dict[str, set[tuple[int, str]]], said: str) -> dict[str, set[tuple[int, str]]]:
@@ -227,13 +249,13 @@ def _partly(group: list[str], said: str, described: dict[str, str], old: set[str
 
 def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
              old: dict[str, set[str]], excluded: str | None, known: set[str],
-             mentions: Callable[[str, str], bool]) -> list[str]:
+             mentions: Callable[[str, str], bool], labels: dict[str, list[str]] | None = None) -> list[str]:
     """``values`` kept, per name (``names``: a variant's product), where the customer's ``texts`` (``about`` that
     name among the ``known`` names) mention the most features of their description (``described``) that the
     name's old lines (``old``: name -> features) lack; a value whose description holds ``excluded`` only when its
     name has nothing else. A feature that has alternatives mentioned in the same place ("battery first, then USB,
-    then AC adapter") counts for none: the customer is ranking them, and which one is available decides. Order
-    kept."""
+    then AC adapter") counts for none: the customer is ranking them, and which one is available decides. ``labels``:
+    per name, its places' names (``_placed_elsewhere``). Order kept."""
     texts = list(texts)
     keep: set[str] = set()
     for name, group in by_name(values, names).items():
@@ -241,7 +263,7 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
         said = _words(about(texts, name, known, mentions))
         # Not one with a feature said as the one not wanted ("Google Home instead of Apple HomeKit"), where any is left.
         usable = [v for v in usable if not any(_refused(f, said) for f in features(described.get(v, "")))] or usable
-        wanted = _asked_for(usable, said, described, old.get(name, set()))
+        wanted = _asked_for(usable, said, described, old.get(name, set()), (labels or {}).get(name))
         # No feature said whole (nor ranked): one word of one ("Google Home": "Google Assistant").
         scores = _scores(wanted) if any(wanted.values()) else _partly(usable, said, described, old.get(name, set()))
         best = max(scores.values())
@@ -251,12 +273,15 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
 
 def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
             old: dict[str, set[str]], known: set[str], mentions: Callable[[str, str], bool],
-            every: Iterable[str] = (), spoken: dict[str, set[int]] | None = None) -> list[str]:
+            every: Iterable[str] = (), spoken: dict[str, set[int]] | None = None,
+            labels: dict[str, list[str]] | None = None) -> list[str]:
     """``values`` kept, per name, where the customer's ``texts`` (``about`` that name) mention features some of them
     have and the old lines (``old``) lack, one value in each place: the ones that keep the most of the old lines'
     features in the places they did not speak of. What they asked to change changes, the rest stays: for "the same
     keyboard but with clicky switches" the 1.5B chose the clicky one without the old one's backlight (train task 1).
-    Alternatives ranked in one place ("green, or navy if there is none") leave the choice open, as in ``narrowed``.
+    Alternatives ranked in one place ("green, or navy if there is none") leave the choice open, as in ``narrowed``:
+    the ones closest to the old line are kept of each (the green and the navy one), for ``preferred`` to choose
+    ("brown lenses; if not, blue": of the brown ones, the one in the old black frame; our own conversations).
     Applied last, after the comparisons ("one size smaller"), so it only chooses among what they left; the places
     spoken of are read from ``every`` value before any narrowing (and ``values``), and ``spoken`` adds, per name,
     the places the customer compared ("a shorter one, still bamboo": the shorter ones in bamboo, as plain as the old
@@ -266,18 +291,22 @@ def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], d
     listed = by_name(list(dict.fromkeys([*every, *values])), names)
     for name, group in by_name(values, names).items():
         places = _places(_asked_for(listed[name], _words(about(texts, name, known, mentions)), described,
-                                 old.get(name, set())))
+                                 old.get(name, set()), (labels or {}).get(name)))
         compared_at = (spoken or {}).get(name, set())
-        if not (places or compared_at) or any(len(fs) > 1 for fs in places.values()):
+        if not (places or compared_at):
             continue
-        kept = {v: sum(1 for i, f in enumerate(features(described.get(v, ""))) if i not in places
-                       and i not in compared_at and f in old.get(name, set())) for v in group}
-        drop |= {v for v in group if kept[v] < max(kept.values())}
+        lines = {v: features(described.get(v, "")) for v in group}
+        kept = {v: sum(1 for i, f in enumerate(lines[v]) if i not in places and i not in compared_at
+                       and f in old.get(name, set())) for v in group}
+        ranked = sorted(i for i, fs in places.items() if len(fs) > 1)  # each alternative's own closest
+        alike = {v: tuple(lines[v][i] if i < len(lines[v]) else None for i in ranked) for v in group}
+        drop |= {v for v in group if kept[v] < max(kept[u] for u in group if alike[u] == alike[v])}
     return [v for v in values if v not in drop]
 
 
 def preferred(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
-              known: set[str], mentions: Callable[[str, str], bool], every: Iterable[str] = ()) -> list[str]:
+              known: set[str], mentions: Callable[[str, str], bool], every: Iterable[str] = (),
+              labels: dict[str, list[str]] | None = None) -> list[str]:
     """``values`` kept, per name, where the customer ranks alternatives in one place ("an AC adapter first, then
     battery, then USB", "green, or navy if there is none"; read from ``every`` value before any narrowing): those
     with the alternative said first that any of them has. Applied after everything else narrowed, so a ranking only
@@ -289,8 +318,9 @@ def preferred(values: list[str], texts: Iterable[str], *, names: dict[str, Any],
     for name, group in by_name(values, names).items():
         said = _words(about(texts, name, known, mentions))
         # The old line's value counts here: ranked second, USB (the lamp's own) comes before an AC adapter (task 8).
-        kept = _asked_for(group, said, described, set())
-        for place, alternatives in _places(_asked_for(listed[name], said, described, set())).items():
+        placed = (labels or {}).get(name)
+        kept = _asked_for(group, said, described, set(), placed)
+        for place, alternatives in _places(_asked_for(listed[name], said, described, set(), placed)).items():
             present = [f for f in sorted(alternatives, key=lambda f: _first_said(f, said))
                        if any((place, f) in kept[v] for v in group)]
             if len(alternatives) > 1 and present:

@@ -150,7 +150,8 @@ def test_alternatives_the_customer_ranks_count_for_none_until_the_first_left_is_
     # Green or navy, whichever they have: both colours are in the same place of the line, so neither narrows
     # (``narrowed``); cotton does, and of what it left, the colour said first is taken (``preferred``).
     assert new_items("A green sweater, or navy if there is none, in cotton.") == ("sw-green-l-cotton", "beanie-2")
-    assert new_items("Green L first, else navy XL.") == ("sw-green-l-wool", "sw-green-l-cotton", "beanie-2")
+    # Of each alternative, the one closest to the old line: the yarn not spoken of stays wool (``closest``)
+    assert new_items("Green L first, else navy XL.") == ("sw-green-l-wool", "beanie-2")
     assert new_items("Navy XL first, else green L.") == ("sw-navy-xl-v-neck", "beanie-2")
     assert new_items("A sweater in L; cotton first, then wool.") == ("sw-green-l-cotton", "beanie-2")
 
@@ -226,3 +227,25 @@ def test_a_unit_after_a_number_is_read_in_any_of_its_spellings():
     assert mentioned_features(kettle, ["the 2 litre kettle"]) == {"2 liters"}
     assert mentioned_features(kettle, ["the 2L kettle"]) == {"2 liters"}
     assert mentioned_features("screen size: 15-inch", ["a 15 inches screen"]) == {"15-inch"}
+
+
+SHADES = {"product_id": "p-shades", "name": "Shades", "options": "frame color, lens color, frame", "variants": {
+    "sh-black-green-metal": "black, green, metal; $50.00; available",
+    "sh-black-brown-metal": "black, brown, metal; $52.00; available",
+    "sh-brown-brown-metal": "brown, brown, metal; $49.00; available",
+    "sh-black-blue-plastic": "black, blue, plastic; $45.00; available"}}
+SHADES_ORDER = {"order_id": "#W0000042", "status": "delivered", "items": [
+    {"item_id": "sh-black-green-metal", "product_id": "p-shades", "name": "Shades",
+     "options": "frame color: black, lens color: green, frame: metal"}]}
+
+
+def test_a_feature_said_beside_a_places_name_is_that_places():
+    def shades(*asked: str) -> tuple[str, ...]:
+        return new_items(*asked, sources=(PROFILE, SHADES_ORDER, SHADES))
+    # "brown lenses" is the lens colour's brown: the frame stays black as it was, even with an alternative ranked
+    assert shades("The same shades with brown lenses please") == ("sh-black-brown-metal",)
+    assert shades("The shades with brown lenses; if there are none, blue is fine") == ("sh-black-brown-metal",)
+    # a brown frame asked for: the frame colour's brown (the lens colour brown too is one place each)
+    assert shades("The shades in a brown frame please") == ("sh-brown-brown-metal",)
+    # said with no place's name beside it, brown is either place's, as before
+    assert shades("The shades in brown please") == ("sh-brown-brown-metal",)
