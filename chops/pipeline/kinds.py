@@ -43,7 +43,7 @@ from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.relative import PRICE, comparisons, labels
-from chops.pipeline.unspoken import named_as_record, unspoken
+from chops.pipeline.unspoken import unspoken
 from chops.pipeline.walk import mentions, names_of, record_fields, records
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, over_budget
@@ -210,9 +210,6 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     others = unspoken(op, args, request, texts, sources)
     if others is not None:
         return _refused(op, others[0], f"you spoke of the {others[0]}, not of the {others[1]} this would change")
-    marks = named_as_record(op, args, request, texts, sources)
-    if marks is not None:
-        return _refused(op, marks, f"you named the {marks} to say where the items are, not as an item to change")
     failed = _condition_failed(op, args, request, texts, sources)
     if failed is None:
         return None

@@ -7,7 +7,8 @@ operation does not take is that state's counterpart (``choices.counterpart``); i
 their return (``choices.for_themselves``); a swap's old line named by its product's id is that line
 (``choices.by_product``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
 another list of lines holds each no more often than the order does (``choices.capped``; a repeat is the line named
-and left out: ``together.in_place_of_repeats``), a line of a product the order holds several of is the one the
+and left out: ``together.in_place_of_repeats``), a product named only to say which order is left out ("my order
+with the tablet": ``unspoken.unmarked``), a line of a product the order holds several of is the one the
 customer described ("the robotic one": ``which.meant``), and every line of a product the request asks for all of
 ("both skateboards": ``together.all_of_them``); a change the customer was asked to confirm and added to instead
 keeps its lines beside the new ones (``together.with_dropped``); values the customer did not write and no look-up
@@ -31,6 +32,7 @@ from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_but, all_of_them, in_place_of_repeats, with_dropped
 from chops.pipeline.which import meant as described_line
+from chops.pipeline.unspoken import unmarked
 from chops.pipeline.walk import near_word, only_alike
 
 
@@ -67,6 +69,10 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
         pairs = in_place_of_repeats(operations[name], proposed, pairs, seen, ctx.text) or pairs
         step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": pairs})
         proposed = pairs
+    marked = unmarked(operations[name], proposed, ctx.text, ctx.user_texts, seen)
+    if marked is not None:  # "my order with the tablet": the tablet only says which order
+        step.setdefault("unmarked", []).append({"operation": name, "proposed": proposed, "args": marked})
+        proposed = marked
     described = described_line(operations[name], proposed, ctx.user_texts, seen)
     if described is not None:  # "the robotic one": the line of that product the customer described
         step.setdefault("meant", []).append({"operation": name, "proposed": proposed, "args": described})

@@ -1,6 +1,7 @@
 """Products nobody named: a write of products the customer's messages never name, where they name others of their
-orders (``unspoken``), or name only to say which order they mean (``named_as_record``), is refused before it is
-described (``chops.pipeline.kinds.unasked_refusal`` calls both)."""
+orders, is refused before it is described (``unspoken``: ``chops.pipeline.kinds.unasked_refusal`` calls it); the lines
+of products they name only to say which order they mean are left out of it (``unmarked``: a repair,
+``chops.pipeline.repairs``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from chops.pipeline.walk import mentions, names_of, record_fields, stems
 # Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
 # "another order of mine went to the old address".
 _ALL_OF = pattern((*EVERY, *ALL_BUT), (*EVERY_ZH, "都", "另"))
+_WHOLE = pattern(("all", "every", "everything", "whole", "entire", "rest"), EVERY_ZH)  # the record, not "both" lines
 # A record told by what it holds: "my pending order with the tablet", "the order that has the kettle and the scarf".
 # What it holds ends before a word that starts what the customer asks ("… with the tablet to a 7-inch one", "… and
 # change …"); "and" goes on with it only before an article ("… and the scarf").
@@ -60,20 +62,46 @@ def _part_of(said: str, word: str) -> bool:
 
 
 def named_as_record(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
-                    sources: Iterable[Any]) -> str | None:
+                    sources: Iterable[Any]) -> set[str]:
     """The products the write ``op`` with ``args`` changes that the customer's ``texts`` name only to tell which
     record they mean ("in my pending order with the tablet, change the bulb to daylight": ``_HOLDING``), where they
-    name other products it changes besides, and the ``request`` takes in no more than it names ("all", "everything");
-    else None. Told so, the 1.5B listed a new tablet too, the tablet's line was paired with it, and the customer's
-    yes committed a change of the tablet (our own conversations)."""
+    name other products it changes besides, and the ``request`` does not take in the whole record ("all",
+    "everything"; "both" counts what it names)."""
     keys, texts = op.choice_names(), list(texts)
-    partners = {pair["partner"] for pair in op.choice_pairs().values()}
-    lines = [arg for arg in keys if arg not in partners and isinstance(args.get(arg), list)]
-    if not lines or _ALL_OF.search(request):
-        return None
+    if not _lines(op, args) or _WHOLE.search(request):
+        return set()
     fields = record_fields(sources, set(keys.values()))
-    changed = {str(n) for arg in lines for v in args[arg] for n in names_of(fields[keys[arg]].get(str(v)))}
+    changed = {str(n) for arg in _lines(op, args) for v in args[arg] for n in names_of(fields[keys[arg]].get(str(v)))}
     bare = [_HOLDING.sub(lambda m: m.group(0)[:m.start("what") - m.start()] + " ", t) for t in texts]
     asked = {n for n in changed if any(mentions(t, n) for t in bare)}
-    only = sorted(n for n in changed - asked if any(mentions(t, n) for t in texts))
-    return ", ".join(only) if asked and only else None
+    only = {n for n in changed - asked if any(mentions(t, n) for t in texts)}
+    return only if asked else set()
+
+
+def unmarked(op: Operation, args: dict[str, Any], request: str, texts: Iterable[str],
+             sources: Iterable[Any]) -> dict[str, Any] | None:
+    """``args`` without the lines (and a swap's new items in their places) of the products the customer named only to
+    tell which record they mean (``named_as_record``); else None. Told so, the 1.5B listed a new tablet too, the
+    tablet's line was paired with it, and the customer's yes committed a change of the tablet (our own
+    conversations); refused instead, the model proposed the same again."""
+    sources = list(sources)
+    only = named_as_record(op, args, request, texts, sources)
+    if not only:
+        return None
+    keys, partners = op.choice_names(), {arg: pair["partner"] for arg, pair in op.choice_pairs().items()}
+    fields = record_fields(sources, set(keys.values()))
+    out = dict(args)
+    for arg in _lines(op, args):
+        kept = [i for i, v in enumerate(args[arg]) if not {str(n) for n in names_of(fields[keys[arg]].get(str(v)))}
+                & only]
+        out[arg] = [args[arg][i] for i in kept]
+        partner = partners.get(arg)
+        if partner and isinstance(args.get(partner), list):
+            out[partner] = [args[partner][i] for i in kept if i < len(args[partner])]
+    return out
+
+
+def _lines(op: Operation, args: Mapping[str, Any]) -> list[str]:
+    """The arguments of ``op`` that list the record's lines it changes (not a swap's new items)."""
+    partners = {pair["partner"] for pair in op.choice_pairs().values()}
+    return [arg for arg in op.choice_names() if arg not in partners and isinstance(args.get(arg), list)]

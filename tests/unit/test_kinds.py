@@ -10,7 +10,7 @@ from chops.domain.outcomes import Outcome
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.asking import unasked_write
 from chops.pipeline.kinds import other_items, unasked_kind, unasked_refusal, unasked_swap
-from chops.pipeline.unspoken import named_as_record, unspoken
+from chops.pipeline.unspoken import unmarked, unspoken
 from chops.pipeline.prices import against_price, over_budget
 from chops.pipeline.swapped import unkept
 
@@ -384,22 +384,28 @@ def _two(*items: str, order_id: str = "#T0000003") -> dict:
     return {"order_id": order_id, "item_ids": list(items), "payment_method_id": "credit_card_mia"}
 
 
-@pytest.mark.parametrize("request_text, args, refused", [
+@pytest.mark.parametrize("request_text, args, left", [
     # the kettle only says which order: the scarf is what was asked for
-    ("Please return the scarf from my order with the kettle", _two("s-silk-red", "k-glass-1l"), "Kettle"),
-    ("In the order that has the kettle, I'd like to send back the scarf", _two("k-glass-1l", "s-silk-red"), "Kettle"),
-    ("From my delivered order containing the kettle: return the scarf", _two("s-silk-red", "k-glass-1l"), "Kettle"),
+    ("Please return the scarf from my order with the kettle", _two("s-silk-red", "k-glass-1l"), ["s-silk-red"]),
+    ("In the order that has the kettle, I'd like to send back the scarf", _two("k-glass-1l", "s-silk-red"),
+     ["s-silk-red"]),
+    ("From my delivered order containing the kettle: return the scarf", _two("s-silk-red", "k-glass-1l"),
+     ["s-silk-red"]),
+    ("Return both, the scarf in the order with the kettle", _two("s-silk-red", "k-glass-1l"), ["s-silk-red"]),
     ("Please return the scarf from my order with the kettle", _two("s-silk-red"), None),  # what was asked
     ("Return the scarf and the kettle from my order with the kettle", _two("s-silk-red", "k-glass-1l"), None),
     ("Return my order with the kettle and the scarf", _two("s-silk-red", "k-glass-1l"), None),  # names no other
     ("Return everything in the order with the kettle", _two("s-silk-red", "k-glass-1l"), None),
     ("In the order with the scarf change the kettle to steel", _two("k-glass-1l"), None),
 ])
-def test_a_product_named_only_to_say_which_order_is_not_changed(request_text, args, refused):
-    sources = [OVERVIEW, *ORDERS]
-    assert named_as_record(RETURN, args, request_text, [request_text], sources) == refused
-    found = unasked_refusal(RETURN, args, OPERATIONS.values(), request_text, [request_text], sources)
-    assert (found is None) is (refused is None)
-    assert refused is None or found.message == f"you named the {refused} to say where the items are, not as an " \
-        "item to change"
+def test_a_product_named_only_to_say_which_order_is_left_out_of_the_write(request_text, args, left):
+    fixed = unmarked(RETURN, args, request_text, [request_text], [OVERVIEW, *ORDERS])
+    assert (fixed and fixed["item_ids"]) == left and (fixed is None or fixed["order_id"] == "#T0000003")
 
+
+def test_a_swaps_new_item_goes_with_the_line_left_out():
+    swap = {"order_id": "#T0000003", "item_ids": ["k-glass-1l", "s-silk-red"], "new_item_ids": ["k-red-1l", "s-blue"],
+            "payment_method_id": "credit_card_mia"}
+    fixed = unmarked(EXCHANGE, swap, "From my order with the kettle, swap the scarf for a blue one",
+                     ["From my order with the kettle, swap the scarf for a blue one"], [OVERVIEW, *ORDERS])
+    assert fixed == {**swap, "item_ids": ["s-silk-red"], "new_item_ids": ["s-blue"]}
