@@ -189,10 +189,10 @@ def _asked_for(group: list[str], said: str, described: dict[str, str], old: set[
 
 
 def _placed_elsewhere(at: int, feature: str, said: str, labels: list[str]) -> bool:
-    """Whether each time ``said`` says ``feature``, the word after it names another place (a word of its label that
-    place ``at``'s lacks), not place ``at``: "brown lenses" asks for the lens colour's brown, not for the
-    frame colour's (the 1.5B chose brown lenses in a brown frame for "the same pair with brown lenses"; our own
-    conversations). Only the word after: the words are read without their commas, and in "an i7 processor, 8GB" the
+    """Whether a word after ``feature`` where ``said`` says it names another place (a word of its label that place
+    ``at``'s lacks), and none names place ``at``: "brown lenses; if brown isn't there, blue" asks for the lens colour's
+    brown, not for the frame colour's (the 1.5B chose brown lenses in a brown frame for "the same pair with brown
+    lenses"; our own conversations). Only the word after: the words are read without their commas, and in "an i7 processor, 8GB" the
     processor's name stands before the memory's 8GB (train task 93)."""
     if at >= len(labels):
         return False
@@ -204,7 +204,7 @@ def _placed_elsewhere(at: int, feature: str, said: str, labels: list[str]) -> bo
         return any(word == w or (len(w) >= 3 and word.startswith(w)) for w in of)
     after = [words[k + len(form.split())] if k + len(form.split()) < len(words) else ""
              for form in _forms(feature) for k in range(len(words)) if words[k:k + len(form.split())] == form.split()]
-    return bool(after) and all(names(w, others) and not names(w, own) for w in after)
+    return any(names(w, others) for w in after) and not any(names(w, own) for w in after)
 
 
 def _one_place_each(wanted: dict[str, set[tuple[int, str]]], said: str) -> dict[str, set[tuple[int, str]]]:

@@ -245,6 +245,7 @@ def test_a_feature_said_beside_a_places_name_is_that_places():
     # "brown lenses" is the lens colour's brown: the frame stays black as it was, even with an alternative ranked
     assert shades("The same shades with brown lenses please") == ("sh-black-brown-metal",)
     assert shades("The shades with brown lenses; if there are none, blue is fine") == ("sh-black-brown-metal",)
+    assert shades("Brown lenses please; if brown isn't there, blue") == ("sh-black-brown-metal",)  # said again
     # a brown frame asked for: the frame colour's brown (the lens colour brown too is one place each)
     assert shades("The shades in a brown frame please") == ("sh-brown-brown-metal",)
     # said with no place's name beside it, brown is either place's, as before
