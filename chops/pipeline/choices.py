@@ -143,7 +143,7 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
     values = closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions,
                      every=every, spoken=spoken, labels=placed)
     return preferred(values, asked, names=names, described=texts, known=known, mentions=mentions, every=every,
-                     labels=placed)
+                     labels=placed, old=old)
 
 
 def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], message: str) -> list[str]:

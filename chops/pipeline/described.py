@@ -306,23 +306,30 @@ def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], d
 
 def preferred(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
               known: set[str], mentions: Callable[[str, str], bool], every: Iterable[str] = (),
-              labels: dict[str, list[str]] | None = None) -> list[str]:
+              labels: dict[str, list[str]] | None = None, old: dict[str, set[str]] | None = None) -> list[str]:
     """``values`` kept, per name, where the customer ranks alternatives in one place ("an AC adapter first, then
     battery, then USB", "green, or navy if there is none"; read from ``every`` value before any narrowing): those
     with the alternative said first that any of them has. Applied after everything else narrowed, so a ranking only
     chooses among what the customer's other words kept: of the less bright desk lamps, the 1.5B chose a battery one
-    where an AC adapter one was there (train task 7). Order kept."""
+    where an AC adapter one was there (train task 7). The old line's feature (``old``) said in a sentence before any
+    other is what the customer has, not their first choice: "My sunglasses have green lenses. I'd like brown lenses,
+    or blue" (our own conversations), where "silver or black" of a silver laptop ranks silver first (train task 35).
+    Order kept."""
     texts = list(texts)
     drop: set[str] = set()
     listed = by_name(list(dict.fromkeys([*every, *values])), names)
     for name, group in by_name(values, names).items():
+        sentences = [_words([s]) for s in about(texts, name, known, mentions)]
         said = _words(about(texts, name, known, mentions))
         # The old line's value counts here: ranked second, USB (the lamp's own) comes before an AC adapter (task 8).
         placed = (labels or {}).get(name)
         kept = _asked_for(group, said, described, set(), placed)
         for place, alternatives in _places(_asked_for(listed[name], said, described, set(), placed)).items():
-            present = [f for f in sorted(alternatives, key=lambda f: _first_said(f, said))
-                       if any((place, f) in kept[v] for v in group)]
+            ranked = sorted(alternatives, key=lambda f: _first_said(f, said))
+            first = [next((i for i, w in enumerate(sentences) if _said(f, w)), len(sentences)) for f in ranked]
+            if ranked[0] in (old or {}).get(name, set()) and first[0] < min(first[1:], default=first[0]):
+                ranked = ranked[1:]  # what they have, said before what they want
+            present = [f for f in ranked if any((place, f) in kept[v] for v in group)]
             if len(alternatives) > 1 and present:
                 drop |= {v for v in group if (place, present[0]) not in kept[v]}
     return [v for v in values if v not in drop] or values

@@ -246,6 +246,9 @@ def test_a_feature_said_beside_a_places_name_is_that_places():
     assert shades("The same shades with brown lenses please") == ("sh-black-brown-metal",)
     assert shades("The shades with brown lenses; if there are none, blue is fine") == ("sh-black-brown-metal",)
     assert shades("Brown lenses please; if brown isn't there, blue") == ("sh-black-brown-metal",)  # said again
+    # the lenses they have, said first, are no first choice
+    assert shades("My shades have green lenses. I want brown lenses, or blue if there are none") == (
+        "sh-black-brown-metal",)
     # a brown frame asked for: the frame colour's brown (the lens colour brown too is one place each)
     assert shades("The shades in a brown frame please") == ("sh-brown-brown-metal",)
     # said with no place's name beside it, brown is either place's, as before
