@@ -31,9 +31,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from chops.domain.operations import Operation, plain_kind_words
-from chops.pipeline.described import (about, by_name, closest, descriptions, features, narrowed, not_features,
-                                      preferred)
+from chops.pipeline.described import about, by_name, descriptions, features, not_features
 from chops.pipeline.each import EachOf, each_asked, one_each
+from chops.pipeline.narrowing import closest, narrowed, preferred
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
 from chops.pipeline.states import in_asked_states, in_named_states
 from chops.pipeline.walk import (counted, holding, lines_in, mentioned, mentions, placed, record_fields, records,
@@ -110,12 +110,12 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
 def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]],
                fields: dict[str, dict[str, Any]], asked: list[str], texts: dict[str, str],
                sources: list[Any]) -> list[str]:
-    """``values`` narrowed to those the customer described (``described.narrowed``; ``fields``: ``record_fields``
+    """``values`` narrowed to those the customer described (``narrowing.narrowed``; ``fields``: ``record_fields``
     of the names, ``texts``: each value's description), per name; a feature the lines they replace already have
     (the pair's lines of the same name) does not count. Then, where the customer compares with the line replaced
     ("a bigger one"), those on that side of it (``relative.compared``); then, where they named a feature, the ones
-    most like the line replaced (``described.closest``); last, where they ranked alternatives, those with the one
-    said first (``described.preferred``)."""
+    most like the line replaced (``narrowing.closest``); last, where they ranked alternatives, those with the one
+    said first (``narrowing.preferred``)."""
     named = {key: fields[key] for key in set(op.choice_names().values())}
     names = named[op.choice_names()[arg]]
     # Every name the sources give (an order's item names too): a sentence about another product is not this one's.

@@ -31,7 +31,7 @@ _LEAD = re.compile(r"^if\b[^.;!?]*?,\s*then\b\s*|^if\b[^,:]*[,:]\s*"
 
 
 # What to do that is only another value of the change ranked next ("if 8 bar isn't possible, 9 bar; if not, 7 bar"):
-# a few words holding a number, which ``chops.pipeline.described.preferred`` takes as alternatives.
+# a few words holding a number, which ``chops.pipeline.narrowing.preferred`` takes as alternatives.
 _ALTERNATIVE = re.compile(r"^(?:then |maybe |perhaps )?(?:an? |the )?\S*\d\S*(?:\s+\S+)?$", re.IGNORECASE)
 
 

@@ -51,7 +51,7 @@ def test_every_train_swap_keeps_the_reference_variant_offered(shop, retail_dir):
     assert checked >= 15, "the train tasks hold fewer swaps than they did: the data changed"
     assert lost == [], f"the reference variant is no longer offered in {lost}"
     # Narrowed to exactly the reference variant(s) at least as often as when this was written (20 of 47 swaps; 13
-    # before the variants most like the line replaced were preferred, described.closest).
+    # before the variants most like the line replaced were preferred, narrowing.closest).
     assert alone >= 20
 
 

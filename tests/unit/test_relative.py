@@ -38,7 +38,7 @@ def test_a_comparison_names_its_option_by_the_old_lines_label():
 
 def test_the_variants_on_the_side_asked_for_are_offered():
     kettles = [v for v in new_items("Could I swap the kettle for a bigger one?") if v.startswith("k-")]
-    assert kettles == ["k-750"]  # the bigger ones, in the finish they did not ask to change (described.closest)
+    assert kettles == ["k-750"]  # the bigger ones, in the finish they did not ask to change (narrowing.closest)
     assert [v for v in new_items("the kettle but smaller") if v.startswith("k-")] == ["k-250"]
     # The torch with less glow: the low one; with more glow: the high one available (not the one NOT available).
     assert [v for v in new_items("a torch with less glow") if v.startswith("t-")] == ["t-low"]
