@@ -7,8 +7,9 @@ operation does not take is that state's counterpart (``choices.counterpart``); i
 their return (``choices.for_themselves``); a swap's old line named by its product's id is that line
 (``choices.by_product``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
 another list of lines holds each no more often than the order does (``choices.capped``; a repeat is the line named
-and left out: ``together.in_place_of_repeats``), a product named only to say which order is left out ("my order
-with the tablet": ``unspoken.unmarked``), a line of a product the order holds several of is the one the
+and left out: ``together.in_place_of_repeats``), a product named only to say which order, or in the newest message
+as not to change, is left out ("my order with the tablet", "not the water bottle": ``unspoken.unmarked``), a line
+of a product the order holds several of is the one the
 customer described ("the robotic one": ``which.meant``), and every line of a product the request asks for all of
 ("both skateboards": ``together.all_of_them``); a change the customer was asked to confirm and added to instead
 keeps its lines beside the new ones (``together.with_dropped``); values the customer did not write and no look-up

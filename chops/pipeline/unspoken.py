@@ -1,7 +1,7 @@
 """Products nobody named: a write of products the customer's messages never name, where they name others of their
 orders, is refused before it is described (``unspoken``: ``chops.pipeline.kinds.unasked_refusal`` calls it); the lines
-of products they name only to say which order they mean are left out of it (``unmarked``: a repair,
-``chops.pipeline.repairs``)."""
+of products they name only to say which order they mean, or say not to change, are left out of it (``unmarked``: a
+repair, ``chops.pipeline.repairs``)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ _STOP = r"(?:to|for|from|into|in|on|please|and|but|so|as|i|i'd|i'm|can|could|wou
 _HOLDING = re.compile(r"\b(?:order|purchase|package|shipment)s?\s+(?:with|that (?:has|had|contains|included)|which "
                       r"(?:has|had)|containing|holding|including)\s+"
                       rf"(?P<what>(?:(?!{_STOP})[\w'-]+\s*|,?\s*and\s+(?=(?:the|my|a|an)\b)){{1,9}})", re.IGNORECASE)
+# What the customer says not to change: "only the desk lamp, not the water bottle", "everything except the kettle".
+_NOT_THIS = re.compile(r"\b(?:not|except(?: for)?|without|apart from|other than)\s+"
+                       rf"(?P<what>(?:the|my|a|an|that)\s+(?:(?!{_STOP})[\w'-]+\s*){{1,4}})", re.IGNORECASE)
 
 
 def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
@@ -66,16 +69,26 @@ def named_as_record(op: Operation, args: Mapping[str, Any], request: str, texts:
     """The products the write ``op`` with ``args`` changes that the customer's ``texts`` name only to tell which
     record they mean ("in my pending order with the tablet, change the bulb to daylight": ``_HOLDING``), where they
     name other products it changes besides, and the ``request`` does not take in the whole record ("all",
-    "everything"; "both" counts what it names)."""
+    "everything"; "both" counts what it names); and those the ``request`` names only as not to change, where it names
+    one it changes ("only the desk lamp, not the water bottle": ``_NOT_THIS``; the 1.5B proposed both again, and the
+    customer's yes committed them, train task 7)."""
     keys, texts = op.choice_names(), list(texts)
     if not _lines(op, args) or _WHOLE.search(request):
         return set()
     fields = record_fields(sources, set(keys.values()))
     changed = {str(n) for arg in _lines(op, args) for v in args[arg] for n in names_of(fields[keys[arg]].get(str(v)))}
-    bare = [_HOLDING.sub(lambda m: m.group(0)[:m.start("what") - m.start()] + " ", t) for t in texts]
+    bare = [_blanked(_HOLDING, t) for t in texts]
     asked = {n for n in changed if any(mentions(t, n) for t in bare)}
     only = {n for n in changed - asked if any(mentions(t, n) for t in texts)}
-    return only if asked else set()
+    # The newest words count over the earlier: "only the desk lamp, not the water bottle", after both were asked for.
+    wanted = {n for n in changed if mentions(_blanked(_NOT_THIS, _blanked(_HOLDING, request)), n)}
+    refused = {n for n in changed - wanted if mentions(request, n)}
+    return (only if asked else set()) | (refused if wanted else set())
+
+
+def _blanked(pattern: re.Pattern[str], text: str) -> str:
+    """``text`` with what each match of ``pattern`` holds (its ``what`` group) blanked out."""
+    return pattern.sub(lambda m: m.group(0)[:m.start("what") - m.start()] + " ", text)
 
 
 def unmarked(op: Operation, args: dict[str, Any], request: str, texts: Iterable[str],

@@ -397,6 +397,12 @@ def _two(*items: str, order_id: str = "#T0000003") -> dict:
     ("Return my order with the kettle and the scarf", _two("s-silk-red", "k-glass-1l"), None),  # names no other
     ("Return everything in the order with the kettle", _two("s-silk-red", "k-glass-1l"), None),
     ("In the order with the scarf change the kettle to steel", _two("k-glass-1l"), None),
+    # the newest message says which not to change, after both were asked for
+    ("Actually, only return the scarf, not the kettle", _two("s-silk-red", "k-glass-1l"), ["s-silk-red"]),
+    ("Return the scarf except for the kettle", _two("k-glass-1l", "s-silk-red"), ["s-silk-red"]),
+    ("Return the scarf and the kettle", _two("s-silk-red", "k-glass-1l"), None),
+    ("Return the kettle, not the red one", _two("k-glass-1l"), None),
+    ("Not the kettle", _two("s-silk-red", "k-glass-1l"), None),  # names nothing it keeps: asked, not guessed
 ])
 def test_a_product_named_only_to_say_which_order_is_left_out_of_the_write(request_text, args, left):
     fixed = unmarked(RETURN, args, request_text, [request_text], [OVERVIEW, *ORDERS])
