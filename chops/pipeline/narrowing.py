@@ -8,16 +8,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from chops.pipeline.described import (about, by_name, features, forms, mentioned_at, plain, said_unwanted, said_words,
-                                      says, wanted_at)
+from chops.pipeline.described import (about, by_name, features, forms, mentioned_at, plain, said_unwanted,
+                                      said_words, says, wanted_at)
 
 
 def _asked_for(group: list[str], said: str, described: dict[str, str], old: set[str],
                labels: list[str] | None = None) -> dict[str, set[tuple[int, str]]]:
-    """``{value: (place, feature) of each of its features ``said`` (``said_words``) mentions}``, counting only features the
-    ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too), and not in a place
-    whose feature the customer says beside another place's name (``_placed_elsewhere``; ``labels``: the places' names
-    in order)."""
+    """``{value: (place, feature) of each of its features ``said`` (``said_words``) mentions}``, counting only features
+    the ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too), and not in a
+    place whose feature the customer says beside another place's name (``_placed_elsewhere``; ``labels``: the places'
+    names in order)."""
     wanted = {v: {(i, f) for i, f in mentioned_at(described.get(v, ""), said)
                   if f not in old and not _placed_elsewhere(i, f, said, labels or [])} for v in group}
     return _one_place_each(wanted, said)
@@ -27,8 +27,8 @@ def _placed_elsewhere(at: int, feature: str, said: str, labels: list[str]) -> bo
     """Whether a word after ``feature`` where ``said`` says it names another place (a word of its label that place
     ``at``'s lacks), and none names place ``at``: "brown lenses; if brown isn't there, blue" asks for the lens colour's
     brown, not for the frame colour's (the 1.5B chose brown lenses in a brown frame for "the same pair with brown
-    lenses"; our own conversations). Only the word after: the words are read without their commas, and in "an i7 processor, 8GB" the
-    processor's name stands before the memory's 8GB (train task 93)."""
+    lenses"; our own conversations). Only the word after: the words are read without their commas, and in "an i7
+    processor, 8GB" the processor's name stands before the memory's 8GB (train task 93)."""
     if at >= len(labels):
         return False
     own = set(plain(labels[at]).split())
@@ -97,7 +97,8 @@ def narrowed(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
         usable = [v for v in group if not (excluded and excluded in described.get(v, ""))] or group
         said = said_words(about(texts, name, known, mentions))
         # Not one with a feature said as the one not wanted ("Google Home instead of Apple HomeKit"), where any is left.
-        usable = [v for v in usable if not any(said_unwanted(f, said) for f in features(described.get(v, "")))] or usable
+        usable = [v for v in usable
+                  if not any(said_unwanted(f, said) for f in features(described.get(v, "")))] or usable
         wanted = _asked_for(usable, said, described, old.get(name, set()), (labels or {}).get(name))
         # No feature said whole (nor ranked): one word of one ("Google Home": "Google Assistant").
         scores = _scores(wanted) if any(wanted.values()) else _partly(usable, said, described, old.get(name, set()))

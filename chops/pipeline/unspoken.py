@@ -64,8 +64,8 @@ def _part_of(said: str, word: str) -> bool:
     return said == word or (len(said) >= 4 and (word.startswith(said) or word.endswith(said)))
 
 
-def named_as_record(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
-                    sources: Iterable[Any]) -> set[str]:
+def not_to_change(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
+                  sources: Iterable[Any]) -> set[str]:
     """The products the write ``op`` with ``args`` changes that the customer's ``texts`` name only to tell which
     record they mean ("in my pending order with the tablet, change the bulb to daylight": ``_HOLDING``), where they
     name other products it changes besides, and the ``request`` does not take in the whole record ("all",
@@ -94,11 +94,11 @@ def _blanked(pattern: re.Pattern[str], text: str) -> str:
 def unmarked(op: Operation, args: dict[str, Any], request: str, texts: Iterable[str],
              sources: Iterable[Any]) -> dict[str, Any] | None:
     """``args`` without the lines (and a swap's new items in their places) of the products the customer named only to
-    tell which record they mean (``named_as_record``); else None. Told so, the 1.5B listed a new tablet too, the
-    tablet's line was paired with it, and the customer's yes committed a change of the tablet (our own
-    conversations); refused instead, the model proposed the same again."""
+    tell which record they mean, or says not to change (``not_to_change``); else None. Told "in my pending order with
+    the tablet, …", the 1.5B listed a new tablet too, the tablet's line was paired with it, and the customer's yes
+    committed a change of the tablet (our own conversations); refused instead, the model proposed the same again."""
     sources = list(sources)
-    only = named_as_record(op, args, request, texts, sources)
+    only = not_to_change(op, args, request, texts, sources)
     if not only:
         return None
     keys, partners = op.choice_names(), {arg: pair["partner"] for arg, pair in op.choice_pairs().items()}
