@@ -25,10 +25,13 @@ _QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|which|how|is|are|does|do|did|has
 # ("can you …?").
 _ASKS = (r"(?:what|which|how much|how many|how long|where|when|why|who|is|are|does|did|has|have|was|were)\b",
          "什么|多少|哪")
-_ASKING_ABOUT = re.compile(rf"(?:^|[.:;!?]\s)\s*{_ASKS[0]}|{_ASKS[1]}", re.IGNORECASE)
+# What may put a question indirectly: "Check how much I paid …", "Please tell me where it was sent".
+_LEAD = r"(?:(?:please|can you|could you|i want to|i'd like to|i would like to)\s+)?" \
+        r"(?:check|tell me|let me know|find out|know|see|show me)\s+"
+_ASKING_ABOUT = re.compile(rf"(?:^|[.:;!?]\s)\s*(?:{_LEAD})?{_ASKS[0]}|{_ASKS[1]}", re.IGNORECASE)
 # A clause of a message, and one that asks about something: "What's the tracking number, and how much did I pay?"
 _CLAUSE = re.compile(r"[.;!?？。；]|,\s*(?=(?:and|but|also)\b)|，")
-_ASKING = re.compile(rf"^\s*(?:(?:and|but|also)\s+)?{_ASKS[0]}|{_ASKS[1]}", re.IGNORECASE)
+_ASKING = re.compile(rf"^\s*(?:(?:and|but|also)\s+)?(?:{_LEAD})?{_ASKS[0]}|{_ASKS[1]}", re.IGNORECASE)
 
 
 def unasked_write(op: Operation, request: str, operations: Iterable[Operation]) -> bool:

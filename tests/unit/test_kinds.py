@@ -94,6 +94,9 @@ def test_a_writes_own_word_in_what_is_asked_about_asks_for_no_change():
     assert only_asks("What's the tracking number of my kettle order, and how much did I pay for the kettle?", ops)
     assert only_asks("Where was it sent? 它寄到哪里了？", ops)
     assert only_asks("Has my order with the kettle shipped yet?", ops)
+    assert only_asks("Check how much I paid for the order I most recently placed.", ops)  # asked indirectly
+    assert only_asks("Please tell me where my kettle order was sent", ops)
+    assert not only_asks("Check how much I paid, and cancel the kettle order", ops)
     assert not only_asks("What's the status of my order, and please ship it to my office instead", ops)
     assert not only_asks("How much did I pay? Can you pay the rest with my gift card?", ops)
 
