@@ -155,8 +155,8 @@ def preferred(values: list[str], texts: Iterable[str], *, names: dict[str, Any],
     drop: set[str] = set()
     listed = by_name(list(dict.fromkeys([*every, *values])), names)
     for name, group in by_name(values, names).items():
-        sentences = [said_words([s]) for s in about(texts, name, known, mentions)]
-        said = said_words(about(texts, name, known, mentions))
+        told = about(texts, name, known, mentions)
+        sentences, said = [said_words([s]) for s in told], said_words(told)
         # The old line's value counts here: ranked second, USB (the lamp's own) comes before an AC adapter (task 8).
         placed = (labels or {}).get(name)
         kept = _asked_for(group, said, described, set(), placed)

@@ -72,11 +72,11 @@ def not_to_change(op: Operation, args: Mapping[str, Any], request: str, texts: I
     "everything"; "both" counts what it names); and those the ``request`` names only as not to change, where it names
     one it changes ("only the desk lamp, not the water bottle": ``_NOT_THIS``; the 1.5B proposed both again, and the
     customer's yes committed them, train task 7)."""
-    keys, texts = op.choice_names(), list(texts)
-    if not _lines(op, args) or _WHOLE.search(request):
+    keys, texts, lines = op.choice_names(), list(texts), _lines(op, args)
+    if not lines or _WHOLE.search(request):
         return set()
     fields = record_fields(sources, set(keys.values()))
-    changed = {str(n) for arg in _lines(op, args) for v in args[arg] for n in names_of(fields[keys[arg]].get(str(v)))}
+    changed = {str(n) for arg in lines for v in args[arg] for n in names_of(fields[keys[arg]].get(str(v)))}
     bare = [_blanked(_HOLDING, t) for t in texts]
     asked = {n for n in changed if any(mentions(t, n) for t in bare)}
     only = {n for n in changed - asked if any(mentions(t, n) for t in texts)}
