@@ -130,15 +130,30 @@ def counted(values: list[str], names: dict[str, Any], message: str) -> list[str]
     return kept or values
 
 
+# A name's other word said as the thing itself ("my jigsaw for a fancier one", "the vacuum, please"): the word ends its
+# phrase, a stop or a word that starts no other thing following it, where "the smart thermostat" goes on to another
+# product's head word.
+_PHRASE_ENDS = r"(?=\s*(?:[^\w\s'-]|$)|\s+(?:for|from|in|on|at|to|with|and|or|but|that|which|who|i|i'd|i've|i'm|is|" \
+               r"was|were|are|has|had|please|so|because|as|of|into|too|also|instead|again|back|since|if|then|it)\b)"
+
+
 def mentions(message: str, name: str) -> bool:
     """Whether ``message`` has the head word of ``name``, its last (``stems``: "the lamps" mentions "Desk
     Lamp"; "smart thermostat" does not mention "Smart Watch"), or, when that is under 4 letters, another word; or
-    a name of several words whole ("the pet bed": its words are too short to count alone, train task 28)."""
+    a name of several words whole ("the pet bed": its words are too short to count alone, train task 28); or
+    another word of 5 letters or more said as the thing itself (``_PHRASE_ENDS``: "exchange my jigsaw for …"
+    mentions "Jigsaw Puzzle"; asked so, the 1.5B read the boots' order instead, and proposed a change of the boots
+    for the jigsaw's request, train task 107)."""
     words = name.split()
     if len(words) > 1 and re.search(rf"\b{re.escape(name)}(?:e?s)?\b", message, re.IGNORECASE):
         return True
     said = stems(message)
-    return bool((stems(words[-1]) or stems(name)) & said) if words else False
+    if not words:
+        return False
+    if (stems(words[-1]) or stems(name)) & said:
+        return True
+    return any(len(w) >= 5 and re.search(rf"\b{re.escape(w)}(?:e?s)?{_PHRASE_ENDS}", message, re.IGNORECASE)
+               for w in words[:-1])
 
 
 def records(data: Any) -> Iterator[dict]:

@@ -171,6 +171,19 @@ def test_the_order_to_read_is_the_one_holding_what_the_message_mentions():
         "#W1000001", "#W1000002")
 
 
+def test_the_order_to_read_is_the_one_holding_a_product_named_by_its_first_word():
+    """"Exchange my espresso for …" reads the order holding the Espresso Machine: offered every order, the 1.5B read
+    the one the message's first request was about (train task 107)."""
+    read = (OPERATIONS["get_order_details"],)
+    profile = {**PROFILE, "statuses": [
+        {"order_id": "#W1000001", "status": "delivered", "names": ["Hiking Boots"]},
+        {"order_id": "#W1000002", "status": "delivered", "names": ["Espresso Machine", "Garden Chair"]}]}
+    for message, expected in [("I also want to exchange my espresso for a fancier one", ("#W1000002",)),
+                              ("the espresso I received is broken", ("#W1000002",)),
+                              ("the garden hose I bought", ("#W1000001", "#W1000002"))]:  # no product of theirs
+        assert options_of_read(read, profile, message) == expected, message
+
+
 def test_the_order_to_read_holds_as_many_lines_of_a_name_as_the_message_counts():
     read = (OPERATIONS["get_order_details"],)
     profile = {**PROFILE, "statuses": [
@@ -436,6 +449,12 @@ def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names
     assert mentions("my t-shirt", "T-Shirt") and mentions("the luggage", "Luggage Set")
     assert not mentions("set", "Pet Bed") and not mentions("a bed for my pet", "Pet Bed")
     assert mentions("return the keyboard and the pet bed", "Pet Bed") and mentions("two Pet Beds", "Pet Bed")
+    # Another word of the name said as the thing itself: it ends its phrase, not "garden" of "the garden hose".
+    for message in ("swap my espresso for the red one", "the espresso, please", "my espressos and the mug",
+                    "where is my espresso?"):
+        assert mentions(message, "Espresso Machine"), message
+    for message in ("the garden hose", "my garden hose for a longer one"):
+        assert not mentions(message, "Garden Chair"), message
     mug = {"product_id": "p2", "name": "Mug", "variants": {"555": "blue; $5.00; available"}}
     sources = [PROFILE, ORDER, PRODUCT, mug]
     swap = (OPERATIONS["exchange_delivered_order_items"],)
