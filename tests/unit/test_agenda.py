@@ -264,6 +264,22 @@ def test_a_later_request_about_another_order_or_of_another_kind_stays_on_the_age
     assert f"Message: {KETTLE}\n" in prompt_text(llm, "executor") + "\n"
 
 
+def test_a_later_request_to_make_a_line_like_one_the_order_read_holds_stays_on_the_agenda(shop):
+    """"Change the scarf I just ordered to the same kind as the one I already got": the delivered order read holds the
+    scarf to copy, not the one to change (train task 23: joined, neither change was done)."""
+    agent, engine, llm = shop
+    like = "Change the scarf I just ordered to the same kind as the one I already got."
+    llm.enqueue("executor", {"requests": [KETTLE, like]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-steel-1l"], payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, f"{KETTLE} {like}", turn_key="l:1", conversation_id="l")
+    assert res.trace[AGENDA] == [like] and not any(s["role"] == "joined" for s in res.trace["steps"])
+    assert res.steps[0]["args"]["item_ids"] == ["k-glass-1l"] and llm.pending() == {}
+
+
 def test_a_swap_added_to_keeps_the_old_pairs_and_the_new_call_wins_a_line_both_change():
     from apis.retail.registry import OPERATIONS
     from chops.pipeline.together import with_dropped
