@@ -179,7 +179,8 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
 def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                     texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
     """Why the write ``op`` with ``args`` is not run: of a whole record asked for a part of it (``whole.partial``:
-    the customer is told, ``FINAL``), of products nobody named (``unspoken``), or a swap not asked for
+    the customer is told, ``FINAL``), of products nobody named (``unspoken``; of one request of a ``message``, that
+    the request does not name), or a swap not asked for
     (``unasked_swap``, ``other_items``, a condition of theirs failed: ``_condition_failed``); else None. The message
     reads as the customer would be told it; where a condition of theirs failed, it ends with what they said to do
     then (``otherwise``)."""
@@ -207,7 +208,10 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     named_instead = other_items(op, args, request, sources)
     if named_instead is not None:
         return _refused(op, named_instead, f"you asked about the {named_instead}, not the items this would change")
-    others = unspoken(op, args, request, texts, sources)
+    # One request of a message (``chops.pipeline.agenda``) says by its own words which products it is about: for the
+    # jigsaw's request, the 1.5B proposed a change of the boots the message's first request named (train task 107).
+    others = unspoken(op, args, request, texts, sources) \
+        or (unspoken(op, args, request, [request], sources) if message not in (None, request) else None)
     if others is not None:
         return _refused(op, others[0], f"you spoke of the {others[0]}, not of the {others[1]} this would change")
     failed = _condition_failed(op, args, request, texts, sources)

@@ -371,6 +371,24 @@ def test_a_write_of_products_nobody_named_where_others_were_is_refused(request_t
         f"would change"
 
 
+@pytest.mark.parametrize("request_text, args, refused", [
+    ("Send back the desk lamp I got.", _returns("k-glass-1l"), ("Desk Lamp", "Kettle")),  # the first request's
+    ("Send back the desk lamp I got.", _returns("l-desk-1", "#T0000010"), None),
+    ("Send it back as well.", _returns("k-glass-1l"), None),  # names nothing: the message's words say which
+])
+def test_a_request_split_off_a_message_names_the_products_its_write_changes(request_text, args, refused):
+    """One request of a message names its own products: the others' were named by the message, not by it (train
+    task 107: the jigsaw's request got the boots' change)."""
+    message = f"Please return the kettle, it leaks. {request_text}"
+    texts = [message]
+    found = unasked_refusal(RETURN, args, OPERATIONS.values(), request_text, texts, [OVERVIEW, *ORDERS], message)
+    assert (found is None) is (refused is None)
+    assert refused is None or found.message == f"you spoke of the {refused[0]}, not of the {refused[1]} this " \
+        f"would change"
+    # the whole message, not split: both named
+    assert unasked_refusal(RETURN, args, OPERATIONS.values(), message, texts, [OVERVIEW, *ORDERS]) is None
+
+
 @pytest.mark.parametrize("request_text, refused", [
     ("Change the chair in my order to red", False),
     ("And my pending order: make its item red", False),  # the record by its state
