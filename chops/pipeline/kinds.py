@@ -21,7 +21,8 @@ against the price the customer asked for ("only if they're cheaper" and a dearer
 and one at $226.11: ``chops.pipeline.prices``).
 
 And any write of products the customer's messages never name where they name others of their orders
-(``chops.pipeline.unspoken``): after a keyboard's return, the return of a kettle nobody spoke of. The other way round, a
+(``chops.pipeline.unspoken``): after a keyboard's return, the return of a kettle nobody spoke of; of one request split
+off a message, those it does not name (the boots' change for the jigsaw's request). The other way round, a
 write that is no swap where the request asks for a swap and names nothing of that write (``unasked_kind``): asked which
 laptop to exchange, the 1.5B proposed the chosen laptop's return. And such a write for a question that names no change
 at all (``asking.unasked_write``): "what's the price of the speaker I bought?" became the order's address change.
