@@ -9,9 +9,9 @@ above or below the old line's. "Bigger", "larger" and "smaller" with no option n
 capacity, "shorter" and "longer" about the length, "easier" and "harder" about the difficulty. Values are ordered
 by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, high", "S, M, L"); where the old
 value or a variant's has no place in an order, nothing is narrowed, nor is it where no variant is on the wanted side.
-"The same size" keeps the old line's value,
-"the same material and color" both (where no variant keeps them, the swap is refused: ``chops.pipeline.swapped``);
-"the same type as the one I got" compares with another line: nothing. "The cheapest", "the most expensive", "the
+"The same size" keeps the old line's value, "the same material and color" both (where no variant keeps them, the
+swap is refused: ``chops.pipeline.swapped``); "the same type as the one I got" is not compared with the line replaced
+but keeps the variant of the customer's other line (``like_another``). "The cheapest", "the most expensive", "the
 maximum zoom" keep the least or the most of what the rest kept (a price is the variant's "$…" feature). Asked for
 "the cheapest desk lamp available", the 1.5B chose a dearer one (train task 44); for "the maximum zoom", a 5x camera
 where a 10x was listed (task 52). Whole words only, and only a word followed by (or itself naming) an option: "I'd
@@ -49,6 +49,27 @@ SCALES = (("low", "medium", "high"), ("small", "medium", "large"), ("xs", "s", "
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _LABELLED = re.compile(r"^\s*([^:,;]+):\s*(.+?)\s*$")
 _WORDS = re.compile(r"[a-z]+")
+
+
+# A line to be made like another the customer holds, not compared with the one it replaces: "change the grill I just
+# ordered to the same type as the one I already received", "like the ones I have".
+LIKE_ANOTHER = re.compile(r"\b(?:same|like|match(?:es|ing)?|identical to)\b[^.;!?]*?\b(?:one|ones|kind|model)\s+"
+                          r"(?:that\s+)?(?:i|i've|i'd|we|you)\b", re.IGNORECASE)
+
+
+def like_another(values: list[str], texts: Iterable[str], *, names: dict[str, Any], held: set[str],
+                 known: set[str], mentions: Callable[[str, str], bool]) -> list[str]:
+    """``values`` kept, per name, to the variants the customer holds a line of elsewhere (``held``: the item ids of
+    the lines read that the swap cannot replace, ``states.lines_elsewhere``), where the ``texts`` about that name ask for one like it
+    (``LIKE_ANOTHER``); a name with none held keeps all. Asked to change a grill "to the same type as the one I
+    already received", the 1.5B had only the comparisons to go by, and they compare with the line replaced (train
+    task 23). Order kept."""
+    texts = list(texts)
+    drop: set[str] = set()
+    for name, group in by_name(values, names).items():
+        if any(LIKE_ANOTHER.search(t) for t in about(texts, name, known, mentions)):
+            drop |= {v for v in group if v not in held} if any(v in held for v in group) else set()
+    return [v for v in values if v not in drop]
 
 
 def labels(texts: Iterable[str]) -> dict[str, str]:

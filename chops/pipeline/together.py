@@ -6,8 +6,8 @@ the bicycle's exchange was confirmed and committed, and the order, now in "excha
 jigsaw's (train task 98: an order's items change once). So once a look-up this turn has shown the record the
 request is about (an order whose lines it names), each request still on the agenda that asks to change other lines
 of that record (``each.asked_to_change``, no other kind of change named, no other id typed, not to be made like
-another line: ``_LIKE_ANOTHER``) joins this one: its text is added to the request and it leaves the agenda, and the
-products it names are read (the look-up's ``follows``). The plan then swaps every line asked for in one call
+another line: ``relative.LIKE_ANOTHER``) joins this one: its text is added to the request and it leaves the agenda,
+and the products it names are read (the look-up's ``follows``). The plan then swaps every line asked for in one call
 (``chops.pipeline.each``).
 
 So too a change described and waiting for the customer's yes, when their answer adds to it instead ("Hold on, not
@@ -32,6 +32,7 @@ from chops.pipeline.choices import lines_of, record_arg
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import follow_ups
+from chops.pipeline.relative import LIKE_ANOTHER
 from chops.pipeline.walk import SENTENCE, lines_in, mentions, names_of, record_fields, typed_ids, values_in
 
 
@@ -56,7 +57,7 @@ def taken_along(ctx: TurnContext, fresh: list[Step], operations: Iterable[Operat
         records = listed - set(map(str, read.args.values()))
         joined = [part for part in todo if any(asked_to_change(part, n, kinds) for n in others)
                   and not records & set(typed_ids([part]))  # no other record typed ("the scarf from #W2")
-                  and not _LIKE_ANOTHER.search(part)]
+                  and not LIKE_ANOTHER.search(part)]  # the record read may hold the line to copy (task 23)
         for part in joined:
             todo.remove(part)
             ctx.text = f"{ctx.text.rstrip()} {part}"
@@ -65,14 +66,6 @@ def taken_along(ctx: TurnContext, fresh: list[Step], operations: Iterable[Operat
             ctx.trace.info.update({AGENDA: todo, "request": ctx.text})
             ctx.trace.step("joined", record=read.args, requests=joined)
     return calls
-
-
-# A request to make a line like another of the customer's ("change the grill I just ordered to the same type as the one
-# I already received"): the record read may hold the line to copy, not the one to change. Joined to the luggage's
-# exchange of the delivered order that holds the received grill, it had the 1.5B pair the luggage with two new items,
-# and neither was done (train task 23); left on the agenda, it is taken up on its own.
-_LIKE_ANOTHER = re.compile(r"\b(?:same|like|match(?:es|ing)?|identical to)\b[^.;!?]*?\b(?:one|ones|kind|model)\s+"
-                           r"(?:that\s+)?(?:i|i've|i'd|we|you)\b", re.IGNORECASE)
 
 
 def _records(swaps: list[Operation], ctx: TurnContext) -> set[str]:

@@ -96,3 +96,21 @@ def test_keeping_options_is_asking_for_the_same():
         ("capacity", 0), ("type", 0), ("pressure", -1)]
     assert comparisons("keeping its capacity", options) == [("capacity", 0)]
     assert comparisons("I want to keep the machine, thanks", options) == []
+
+
+def test_a_line_like_another_of_the_customers_is_that_lines_variant():
+    """"Change the kettle I just ordered to the same kind as the one I already got": the variant of the kettle in the
+    delivered order, not one compared with the pending line (train task 23)."""
+    pending = {"order_id": "#W0000078", "status": "pending", "items": [
+        {"item_id": "k-250", "product_id": "p-k", "name": "Kettle", "options": "capacity: 250ml, finish: gloss"}]}
+    modify = (OPERATIONS["modify_pending_order_items"],)
+    sources = [ORDER, pending, KETTLE, TORCH]
+
+    def kettles(text: str) -> list[str]:
+        options = {arg: v for _, arg, v, _ in arg_options(modify, sources, (), "", [text])}
+        return [v for v in options["new_item_ids"] if v.startswith("k-")]
+
+    for text in ("Change the kettle I just ordered to the same kind as the one I already got.",
+                 "Make my pending kettle like the one I received"):
+        assert kettles(text) == ["k-500"], text  # the delivered order's kettle
+    assert len(kettles("Change the kettle I just ordered to a matte one.")) > 1  # no other line named: described
