@@ -108,7 +108,9 @@ def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
             # "less bright", "lower resolution", "same size", "maximum zoom": the next word; "brighter": the word
             # itself, its "er" cut.
             stems = [word[:-2], word[:-3]] if abs(how) == 1 else []
-            option = next((o for w in (after, *stems) if (o := _option(w, options)) is not None), None)
+            # and the word before: "500 pieces less", "one size bigger"
+            before = [words[i - 1]] if abs(how) == 1 and i else []
+            option = next((o for w in (after, *stems, *before) if (o := _option(w, options)) is not None), None)
             implied = _SIZES if word in _SIZED else ("length",) if word in _LENGTHED else \
                 ("difficulty",) if word in _EASED else ()
             if option is None and implied:
@@ -120,6 +122,19 @@ def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
         if how == 0 and found is not None:  # "the same material and color": each option chained after it too
             out.extend(c for c in _chained(words[i + 2:], options) if c not in out)
     return sorted(out, key=lambda c: abs(c[1]) == 2)
+
+
+_MORE = r"(?:more|fewer|less|bigger|larger|smaller|higher|lower|longer|shorter)"
+_AMOUNT = re.compile(rf"\b(\d+(?:\.\d+)?)\s+(?:{_MORE}\s+([a-z]+)|([a-z]+)\s+{_MORE}\b)", re.IGNORECASE)
+
+
+def amounts(text: str, options: Iterable[str]) -> dict[str, float]:
+    """``{option: by how much}`` for each comparison ``text`` makes by a number ("1000 more pieces", "500 pieces
+    less"): asked for "1000 more pieces" than a 500-piece puzzle, the 1.5B chose a 2000-piece one, all three larger
+    ones being on the side asked for (train task 98; 107: "500 fewer pieces")."""
+    options = list(options)
+    return {option: float(m.group(1)) for m in _AMOUNT.finditer(text)
+            if (option := _option((m.group(2) or m.group(3)).lower(), options)) is not None}
 
 
 def _chained(words: list[str], options: list[str]) -> Iterator[tuple[str, int]]:
@@ -185,6 +200,9 @@ def compared(values: list[str], texts: Iterable[str], *, names: dict[str, Any], 
             else:
                 base = rank(mine, at.values()) if mine is not None else None
                 side = [] if base is None else [v for v in kept if (ranks[v] - base) * how > 0]
+                by = amounts(" ".join(about(texts, name, known, mentions)), options).get(option)
+                if base is not None and by is not None:  # "1000 more pieces": that many more, where one is
+                    side = [v for v in side if ranks[v] == base + how * by] or side
             kept = side or kept
         drop |= set(group) - set(kept)
     return [v for v in values if v not in drop]

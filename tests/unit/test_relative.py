@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options
-from chops.pipeline.relative import comparisons, labels, rank
+from chops.pipeline.relative import amounts, comparisons, labels, rank
 
 KETTLE = {"product_id": "p-k", "name": "Kettle", "options": "capacity, finish", "variants": {
     "k-500": "500ml, matte; $20.00; available", "k-750": "750ml, matte; $22.00; available",
@@ -114,3 +114,22 @@ def test_a_line_like_another_of_the_customers_is_that_lines_variant():
                  "Make my pending kettle like the one I received"):
         assert kettles(text) == ["k-500"], text  # the delivered order's kettle
     assert len(kettles("Change the kettle I just ordered to a matte one.")) > 1  # no other line named: described
+
+
+def test_a_comparison_by_a_number_keeps_the_value_that_far_from_the_old_one():
+    """"1000 more pieces" than a 500-piece puzzle is the 1500-piece one, not any larger one (train tasks 98, 107)."""
+    blocks = {"product_id": "p-b", "name": "Block Set", "options": "pieces, theme", "variants": {
+        f"b-{n}-{t}": f"{n}, {t}; $10.00; available" for n in (100, 200, 300, 400) for t in ("farm", "space")}}
+    order = {"order_id": "#W0000079", "status": "delivered", "items": [
+        {"item_id": "b-200-farm", "product_id": "p-b", "name": "Block Set", "options": "pieces: 200, theme: farm"}]}
+
+    def sets(text: str) -> list[str]:
+        options = {arg: v for _, arg, v, _ in arg_options(SWAP, [order, blocks], (), "", [text])}
+        return [v for v in options["new_item_ids"] if v.startswith("b-")]
+
+    assert amounts("a set with 200 more pieces", ["pieces", "theme"]) == {"pieces": 200}
+    assert sets("Swap the block set for one with 200 more pieces, same theme") == ["b-400-farm"]
+    assert sets("the block set with 100 fewer pieces, same theme please") == ["b-100-farm"]
+    assert sets("the block set, 100 pieces less. Same theme.") == ["b-100-farm"]
+    assert sets("the block set with more pieces, same theme") == ["b-300-farm", "b-400-farm"]  # no number: the side
+    assert sets("the block set with 500 more pieces, same theme") == ["b-300-farm", "b-400-farm"]  # none that far
