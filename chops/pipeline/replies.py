@@ -193,7 +193,7 @@ def read_reply(operation: Any, result: Any, args: dict[str, Any], lang: str) -> 
 def _action(operation: Any, args: dict[str, Any], lang: str) -> tuple[str, str]:
     """The operation as the user would name it, and its argument values as one phrase."""
     action = translate(lang, operation.title) if operation.title else operation.name
-    values = [translate(lang, str(v)) if k in operation.worded else str(v) for k, v in args.items() if v is not None]
+    values = [translate(lang, str(v)) if k in operation.worded else _shown(v) for k, v in args.items() if v is not None]
     return action, join_list(values, lang)
 
 
@@ -264,7 +264,12 @@ def _change_text(change: Any) -> str:
     if change.field is None:  # an inserted row: its fields
         inner = ", ".join(f"{k}: {v}" for k, v in (change.after or {}).items() if v is not None)
         return f"{change.table} {keys}: + {{{clip(inner, 200)}}}"
-    return f"{change.table} {keys}: {change.field} {clip(str(change.before), 80)} → {clip(str(change.after), 80)}"
+    return f"{change.table} {keys}: {change.field} {clip(_shown(change.before), 80)} → {clip(_shown(change.after), 80)}"
+
+
+def _shown(value: Any) -> str:
+    """A value as a customer reads it: a list's values joined by "+", not Python's "['9791469541']"."""
+    return " + ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
 def confirm_reply(description: str, lang: str) -> str:

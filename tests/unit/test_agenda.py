@@ -246,6 +246,8 @@ def test_a_later_request_about_another_line_of_the_same_order_joins_the_swap(sho
     acting = prompt_text(llm, "executor")
     assert f"Message: {KETTLE} {SCARF}" in acting and "s-wool-blue" in acting  # the scarf's variants were read
     assert res.steps[0]["args"]["new_item_ids"] == ["k-steel-1l", "s-wool-blue"]
+    # The confirmation lists a list's values as a group, not as Python's "['k-glass-1l', …]".
+    assert "k-glass-1l + s-silk-red, k-steel-1l + s-wool-blue" in res.reply and "['" not in res.reply
     assert order(engine, "#T0000003")["status"] == "delivered"  # nothing is written before the yes
 
 
