@@ -88,14 +88,37 @@ _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _COUNTS = 20
 
 
+# A number with its unit: "19 bar", "1L", "28 inch".
+_MEASURE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?([a-z]+)\b", re.IGNORECASE)
+
+
 def _values(text: str) -> set[float]:
     return {float(m.group().replace(",", "")) for m in _NUMBER.finditer(text) if m.group().replace(",", "")}
+
+
+# Words that follow a number without measuring it: "$1,824.73 to paypal", "2 of them".
+_NOT_UNITS = frozenset({"to", "for", "on", "in", "at", "and", "or", "with", "of", "is", "are", "was", "the", "a", "an",
+                        "from", "by", "per", "as", "if", "it", "you", "your", "now", "will", "be", "has", "have"})
+
+
+def _measures(text: str) -> set[tuple[float, str]]:
+    return {(float(m.group(1).replace(",", "")), m.group(2).lower()) for m in _MEASURE.finditer(text)
+            if m.group(1).replace(",", "") and m.group(2).lower() not in _NOT_UNITS}
+
+
+def _misquoted(answer: str, given: str) -> list[str]:
+    """The measures ``answer`` states ("9 bar") in a unit ``given`` measures in, at a value given never has with it
+    (it has "19 bar"): a count's exemption does not cover them. Asked what they paid for an espresso machine of 19 bar,
+    the 1.5B answered "9 bar, 1L, capsule; you paid $2955.17" (our own conversations)."""
+    held = _measures(given)
+    units = {unit for _, unit in held}
+    return [f"{value:g} {unit}" for value, unit in _measures(answer) if unit in units and (value, unit) not in held]
 
 
 def invented_numbers(ctx: TurnContext, cand: Candidate) -> list[str]:
     """The numbers an answer from the guides or the look-ups states that nothing it was given holds (its excerpt, the
     look-ups' results, the profile, the customer's messages, what the conversation's changes did), counts under
-    ``_COUNTS`` aside. Asked what all their
+    ``_COUNTS`` aside unless they misquote a measure (``_misquoted``). Asked what all their
     grills had cost, the 1.5B answered "$10.00" from the shop's policy, and the verifier passed it (train task 76)."""
     if cand.operation is not None or cand.route not in ("guide", "system") or not (cand.answer or "").strip():
         return []
@@ -103,8 +126,9 @@ def invented_numbers(ctx: TurnContext, cand: Candidate) -> list[str]:
                       dumps(results(cand.lookups)), *ctx.done()])
     held = _values(given)
     said = [m.group() for m in _NUMBER.finditer(cand.answer or "")]
-    return list(dict.fromkeys(n for n in said if (v := float(n.replace(",", ""))) not in held
-                              and not (v < _COUNTS and v.is_integer() and "." not in n)))
+    return list(dict.fromkeys([*(n for n in said if (v := float(n.replace(",", ""))) not in held
+                                 and not (v < _COUNTS and v.is_integer() and "." not in n)),
+                               *_misquoted(cand.answer or "", given)]))
 
 
 def _step_evidence(step: Step) -> str:

@@ -183,6 +183,14 @@ def test_a_guide_answer_stating_a_number_its_excerpt_does_not_hold_is_redone_wit
     # What the conversation's changes did counts as given: "you get $91.00 back" after they said so.
     ctx.done = lambda: ["Return of 2 item(s) requested; $91.00 will be refunded to paypal_1."]
     assert invented_numbers(ctx, lamp) == []
+    # A small number in a unit the look-ups measure in, at a value they never have with it, is no count of the answer's.
+    kettle = Step(operation="GetOrder", proposed_args={}, args={}, result=OperationResult(
+        operation="GetOrder", outcome=Outcome.OK, message="", data={"items": [
+            {"name": "Kettle", "price": 45.5, "options": {"capacity": "12 cups", "power": "1500W"}}]}))
+    said = lambda answer: invented_numbers(ctx, Candidate(iteration=1, route="system", answer=answer,  # noqa: E731
+                                                          lookups=[kettle]))
+    assert said("Your kettle holds 2 cups and is 1500W; you paid $45.50 for it.") == ["2 cups"]
+    assert said("Your kettle holds 12 cups, 1500W; $45.50 to your card, 2 of them.") == []
 
 
 def test_an_answer_that_only_ever_states_made_up_numbers_is_never_sent(sqlite_url):
