@@ -34,8 +34,8 @@ from chops.domain.operations import Operation, plain_kind_words
 from chops.pipeline.described import about, by_name, descriptions, features, not_features
 from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.narrowing import closest, narrowed, preferred
-from chops.pipeline.relative import PRICE, compared, comparisons, labels, like_another
-from chops.pipeline.states import in_asked_states, in_named_states, lines_elsewhere
+from chops.pipeline.relative import PRICE, compared, comparisons, labels
+from chops.pipeline.states import in_asked_states, in_named_states
 from chops.pipeline.walk import (counted, holding, lines_in, mentioned, mentions, placed, record_fields, records,
                                  values_in)
 
@@ -110,8 +110,7 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
 def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]],
                fields: dict[str, dict[str, Any]], asked: list[str], texts: dict[str, str],
                sources: list[Any]) -> list[str]:
-    """``values`` narrowed, where the customer asks for one like another line of theirs, to that line's variant
-    (``relative.like_another``); to those they described (``narrowing.narrowed``; ``fields``: ``record_fields``
+    """``values`` narrowed to those the customer described (``narrowing.narrowed``; ``fields``: ``record_fields``
     of the names, ``texts``: each value's description), per name; a feature the lines they replace already have
     (the pair's lines of the same name) does not count. Then, where the customer compares with the line replaced
     ("a bigger one"), those on that side of it (``relative.compared``); then, where they named a feature, the ones
@@ -124,17 +123,14 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
              for n in (v if isinstance(v, list) else [v])}
     old: dict[str, set[str]] = {}
     compared_to: dict[str, tuple[str, dict[str, str]]] = {}  # name -> the line replaced, its labelled options
-    elsewhere: set[str] = set()  # the lines this swap cannot replace: "… like the one I already received"
     for lines_arg, pair in op.choice_pairs().items():
         if pair["partner"] == arg:
-            elsewhere |= lines_elsewhere(op, lines_arg, sources)
             for line in found.get(lines_arg, ()):
                 old.setdefault(str(names.get(line)), set()).update(features(texts.get(line, "")))
                 held = labels(t for node in holding(sources, line) for t in node.values() if isinstance(t, str))
                 compared_to.setdefault(str(names.get(line)), (line, held))
     # Compared after the named features narrowed: alternatives ranked in one place ("battery first, then USB") are
     # told from the whole list, and the comparison keeps its side of those (none on that side: all of them).
-    values = like_another(values, asked, names=names, held=elsewhere, known=known, mentions=mentions)
     every = values
     placed = {name: list(options) for name, (_, options) in compared_to.items()}  # each product's places' names
     values = narrowed(values, asked, names=names, described=texts, old=old,

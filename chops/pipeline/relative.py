@@ -10,8 +10,8 @@ capacity, "shorter" and "longer" about the length, "easier" and "harder" about t
 by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, high", "S, M, L"); where the old
 value or a variant's has no place in an order, nothing is narrowed, nor is it where no variant is on the wanted side.
 "The same size" keeps the old line's value, "the same material and color" both (where no variant keeps them, the
-swap is refused: ``chops.pipeline.swapped``); "the same type as the one I got" is not compared with the line replaced
-but keeps the variant of the customer's other line (``like_another``). "The cheapest", "the most expensive", "the
+swap is refused: ``chops.pipeline.swapped``); "the same type as the one I got" is not compared with the line replaced:
+the new item is the customer's other line's (``like_another``, a repair). "The cheapest", "the most expensive", "the
 maximum zoom" keep the least or the most of what the rest kept (a price is the variant's "$…" feature). Asked for
 "the cheapest desk lamp available", the 1.5B chose a dearer one (train task 44); for "the maximum zoom", a 5x camera
 where a 10x was listed (task 52). Whole words only, and only a word followed by (or itself naming) an option: "I'd
@@ -24,7 +24,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from chops.domain.operations import Operation
 from chops.pipeline.described import about, by_name, features
+from chops.pipeline.walk import lines_in, mentions, record_fields, values_in
 
 _UP = {"bigger", "larger", "higher", "more", "brighter", "longer", "greater", "taller", "wider", "heavier",
        "louder", "stronger", "faster"}
@@ -57,19 +59,30 @@ LIKE_ANOTHER = re.compile(r"\b(?:same|like|match(?:es|ing)?|identical to)\b[^.;!
                           r"(?:that\s+)?(?:i|i've|i'd|we|you)\b", re.IGNORECASE)
 
 
-def like_another(values: list[str], texts: Iterable[str], *, names: dict[str, Any], held: set[str],
-                 known: set[str], mentions: Callable[[str, str], bool]) -> list[str]:
-    """``values`` kept, per name, to the variants the customer holds a line of elsewhere (``held``: the item ids of
-    the lines read that the swap cannot replace, ``states.lines_elsewhere``), where the ``texts`` about that name ask for one like it
-    (``LIKE_ANOTHER``); a name with none held keeps all. Asked to change a grill "to the same type as the one I
-    already received", the 1.5B had only the comparisons to go by, and they compare with the line replaced (train
-    task 23). Order kept."""
-    texts = list(texts)
-    drop: set[str] = set()
-    for name, group in by_name(values, names).items():
-        if any(LIKE_ANOTHER.search(t) for t in about(texts, name, known, mentions)):
-            drop |= {v for v in group if v not in held} if any(v in held for v in group) else set()
-    return [v for v in values if v not in drop]
+def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str], sources: list[Any]) -> dict[str, Any] | None:
+    """``args`` with a swapped line's new item made the item of the customer's one other line of that product (in
+    another record), where the ``texts`` about the product ask for one like it (``LIKE_ANOTHER``); None when nothing
+    changes. Asked to change a grill "to the same type as the one I already received", the 1.5B proposed the pending
+    grill for itself (train task 23): the comparisons compare with the line replaced. A repair of the proposed call,
+    after its switch to the operation the record's state takes, so the record changed is known."""
+    texts, names = list(texts), op.choice_names()
+    out = dict(args)
+    for lines_arg, pair in op.choice_pairs().items():
+        lines, new, record = args.get(lines_arg), args.get(pair["partner"]), args.get(pair["in"])
+        if not isinstance(lines, list) or not isinstance(new, list) or lines_arg not in names:
+            continue
+        name_of = record_fields(sources, {names[lines_arg]})[names[lines_arg]]
+        known = {str(n) for n in name_of.values() if isinstance(n, str)}
+        others = [r for r in values_in(sources, op.choice_keys().get(pair["in"], ())) if r != record]
+        for i, line in enumerate(lines[:len(new)]):
+            name = str(name_of.get(str(line)))
+            if not any(LIKE_ANOTHER.search(t) for t in about(texts, name, known, mentions)):
+                continue
+            held = {v for r in others for v in lines_in(sources, r, op.choice_keys()[lines_arg])
+                    if str(name_of.get(v)) == name}
+            if len(held) == 1 and held != {line}:
+                out[pair["partner"]] = [*out[pair["partner"]][:i], *held, *out[pair["partner"]][i + 1:]]
+    return out if out != args else None
 
 
 def labels(texts: Iterable[str]) -> dict[str, str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named as named_kind
 from chops.domain.outcomes import Outcome, OperationResult
-from chops.pipeline.walk import lines_in, only_alike, record_fields, typed_ids, values_in
+from chops.pipeline.walk import only_alike, record_fields, typed_ids, values_in
 
 
 def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
@@ -125,16 +125,3 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
     fields = record_fields(sources, set(allowed))
     return [v for v in values if all(fields[k].get(str(v)) in states for k, states in allowed.items())] or values
 
-
-def lines_elsewhere(op: Operation, lines_arg: str, sources: list[Any]) -> set[str]:
-    """The lines (``lines_arg``'s values) of the records read that ``op`` cannot change for their state
-    (``CHOICES_WHERE`` of the pair's record argument): a delivered order's, for a pending order's item change."""
-    pair = op.choice_pairs().get(lines_arg)
-    where = op.choice_states().get(pair["in"], {}) if pair else {}
-    if not pair or not where:
-        return set()
-    fields = record_fields(sources, set(where))
-    records = values_in(sources, op.choice_keys().get(pair["in"], ()))
-    others = [r for r in records if any(fields[k].get(r) is not None and fields[k].get(r) not in allowed
-                                        for k, allowed in where.items())]
-    return {line for r in others for line in lines_in(sources, r, op.choice_keys()[lines_arg])}

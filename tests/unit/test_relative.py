@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options
-from chops.pipeline.relative import amounts, comparisons, labels, rank
+from chops.pipeline.relative import amounts, comparisons, labels, like_another, rank
 
 KETTLE = {"product_id": "p-k", "name": "Kettle", "options": "capacity, finish", "variants": {
     "k-500": "500ml, matte; $20.00; available", "k-750": "750ml, matte; $22.00; available",
@@ -98,22 +98,23 @@ def test_keeping_options_is_asking_for_the_same():
     assert comparisons("I want to keep the machine, thanks", options) == []
 
 
-def test_a_line_like_another_of_the_customers_is_that_lines_variant():
-    """"Change the kettle I just ordered to the same kind as the one I already got": the variant of the kettle in the
-    delivered order, not one compared with the pending line (train task 23)."""
+def test_a_line_like_another_of_the_customers_is_given_that_lines_item():
+    """"Change the kettle I just ordered to the same kind as the one I already got": the item of the kettle in the
+    delivered order, whatever the model chose (train task 23: it proposed the pending kettle for itself)."""
     pending = {"order_id": "#W0000078", "status": "pending", "items": [
         {"item_id": "k-250", "product_id": "p-k", "name": "Kettle", "options": "capacity: 250ml, finish: gloss"}]}
-    modify = (OPERATIONS["modify_pending_order_items"],)
+    modify = OPERATIONS["modify_pending_order_items"]
     sources = [ORDER, pending, KETTLE, TORCH]
-
-    def kettles(text: str) -> list[str]:
-        options = {arg: v for _, arg, v, _ in arg_options(modify, sources, (), "", [text])}
-        return [v for v in options["new_item_ids"] if v.startswith("k-")]
-
+    proposed = {"order_id": "#W0000078", "item_ids": ["k-250"], "new_item_ids": ["k-250"],
+                "payment_method_id": "credit_card_1"}
     for text in ("Change the kettle I just ordered to the same kind as the one I already got.",
                  "Make my pending kettle like the one I received"):
-        assert kettles(text) == ["k-500"], text  # the delivered order's kettle
-    assert len(kettles("Change the kettle I just ordered to a matte one.")) > 1  # no other line named: described
+        assert like_another(modify, proposed, [text], sources)["new_item_ids"] == ["k-500"], text
+    assert like_another(modify, proposed, ["Change the kettle I just ordered to a matte one."], sources) is None
+    # Two other kettles held: which one is not guessed.
+    third = {"order_id": "#W0000080", "status": "delivered", "items": [
+        {"item_id": "k-1000", "product_id": "p-k", "name": "Kettle", "options": "capacity: 1000ml, finish: gloss"}]}
+    assert like_another(modify, proposed, ["the kettle like the one I got"], [*sources, third]) is None
 
 
 def test_a_comparison_by_a_number_keeps_the_value_that_far_from_the_old_one():
