@@ -36,7 +36,8 @@ _SIZED = {"bigger", "larger", "smaller", "biggest", "largest", "smallest"}  # no
 _LENGTHED = {"shorter", "longer", "shortest", "longest"}  # no option named: the length
 _MOST = {"most", "maximum", "max", "highest", "largest", "biggest", "greatest", "longest"}
 _LEAST = {"least", "minimum", "min", "lowest", "smallest", "shortest", "fewest"}
-# No option named: the difficulty ("the easiest one with the fewest pieces": train task 41, the 1.5B chose an expert one).
+# No option named: the difficulty ("the easiest one with the fewest pieces": train task 41, the 1.5B chose an expert
+# one).
 _EASED = {"easier": -1, "simpler": -1, "easiest": -2, "simplest": -2, "harder": 1, "hardest": 2}
 # How each word compares: +1 above the old line, -1 below, 0 the same, +2 the most, -2 the least.
 _HOW = {**{w: 1 for w in _UP}, **{w: -1 for w in _DOWN}, "same": 0, **{w: 2 for w in _MOST},
@@ -59,9 +60,10 @@ LIKE_ANOTHER = re.compile(r"\b(?:same|like|match(?:es|ing)?|identical to)\b[^.;!
                           r"(?:that\s+)?(?:i|i've|i'd|we|you)\b", re.IGNORECASE)
 
 
-def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str], sources: list[Any]) -> dict[str, Any] | None:
-    """``args`` with a swapped line's new item made the item of the customer's one other line of that product (in
-    another record), where the ``texts`` about the product ask for one like it (``LIKE_ANOTHER``); None when nothing
+def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str],
+                 sources: list[Any]) -> dict[str, Any] | None:
+    """``args`` with a swapped line proposed for itself given the item of the customer's one other line of that product
+    (in another record), where the ``texts`` about the product ask for one like it (``LIKE_ANOTHER``); None when nothing
     changes. Asked to change a grill "to the same type as the one I already received", the 1.5B proposed the pending
     grill for itself (train task 23): the comparisons compare with the line replaced. A repair of the proposed call,
     after its switch to the operation the record's state takes, so the record changed is known."""
@@ -76,7 +78,9 @@ def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str], sour
         others = [r for r in values_in(sources, op.choice_keys().get(pair["in"], ())) if r != record]
         for i, line in enumerate(lines[:len(new)]):
             name = str(name_of.get(str(line)))
-            if not any(LIKE_ANOTHER.search(t) for t in about(texts, name, known, mentions)):
+            # Only a line proposed for itself: a new item of the model's own choosing may be the line to copy, and
+            # then the record changed is the other one.
+            if new[i] != line or not any(LIKE_ANOTHER.search(t) for t in about(texts, name, known, mentions)):
                 continue
             held = {v for r in others for v in lines_in(sources, r, op.choice_keys()[lines_arg])
                     if str(name_of.get(v)) == name}

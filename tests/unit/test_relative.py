@@ -111,6 +111,9 @@ def test_a_line_like_another_of_the_customers_is_given_that_lines_item():
                  "Make my pending kettle like the one I received"):
         assert like_another(modify, proposed, [text], sources)["new_item_ids"] == ["k-500"], text
     assert like_another(modify, proposed, ["Change the kettle I just ordered to a matte one."], sources) is None
+    # A new item of the model's own choosing is left: the record it changes may be the wrong one, not the item.
+    chosen = {**proposed, "new_item_ids": ["k-1000"]}
+    assert like_another(modify, chosen, ["Make my pending kettle like the one I received"], sources) is None
     # Two other kettles held: which one is not guessed.
     third = {"order_id": "#W0000080", "status": "delivered", "items": [
         {"item_id": "k-1000", "product_id": "p-k", "name": "Kettle", "options": "capacity: 1000ml, finish: gloss"}]}
