@@ -11,7 +11,7 @@ by their number ("750ml", "20MP", "1500") or on a known scale ("low, medium, hig
 value or a variant's has no place in an order, nothing is narrowed, nor is it where no variant is on the wanted side.
 "The same size" keeps the old line's value, "the same material and color" both (where no variant keeps them, the
 swap is refused: ``chops.pipeline.swapped``); "the same type as the one I got" is not compared with the line replaced:
-the new item is the customer's other line's (``like_another``, a repair). "The cheapest", "the most expensive", "the
+the new item is the customer's other line's (``like_another``). "The cheapest", "the most expensive", "the
 maximum zoom" keep the least or the most of what the rest kept (a price is the variant's "$…" feature). Asked for
 "the cheapest desk lamp available", the 1.5B chose a dearer one (train task 44); for "the maximum zoom", a 5x camera
 where a 10x was listed (task 52). Whole words only, and only a word followed by (or itself naming) an option: "I'd
@@ -65,8 +65,8 @@ def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str],
     """``args`` with a swapped line proposed for itself given the item of the customer's one other line of that product
     (in another record), where the ``texts`` about the product ask for one like it (``LIKE_ANOTHER``); None when nothing
     changes. Asked to change a grill "to the same type as the one I already received", the 1.5B proposed the pending
-    grill for itself (train task 23): the comparisons compare with the line replaced. A repair of the proposed call,
-    after its switch to the operation the record's state takes, so the record changed is known."""
+    grill for itself (train task 23): the comparisons compare with the line replaced. Applied to the plan's writes
+    (``which.read_elsewhere``), after each call is switched to the operation its record's state takes."""
     texts, names = list(texts), op.choice_names()
     out = dict(args)
     for lines_arg, pair in op.choice_pairs().items():

@@ -7,8 +7,7 @@ operation does not take is that state's counterpart (``choices.counterpart``); i
 their return (``choices.for_themselves``); a swap's old line named by its product's id is that line
 (``choices.by_product``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
 another list of lines holds each no more often than the order does (``choices.capped``; a repeat is the line named
-and left out: ``together.in_place_of_repeats``), a new item asked "the same type as the one I received" is that line's
-(``relative.like_another``), a product named only to say which order, or in the newest message
+and left out: ``together.in_place_of_repeats``), a product named only to say which order, or in the newest message
 as not to change, is left out ("my order with the tablet", "not the water bottle": ``unspoken.unmarked``), a line
 of a product the order holds several of is the one the
 customer described ("the robotic one": ``which.meant``), and every line of a product the request asks for all of
@@ -34,7 +33,6 @@ from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_but, all_of_them, in_place_of_repeats, with_dropped
 from chops.pipeline.which import meant as described_line
-from chops.pipeline.relative import like_another
 from chops.pipeline.unspoken import unmarked
 from chops.pipeline.walk import near_word, only_alike
 
@@ -72,10 +70,6 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
         pairs = in_place_of_repeats(operations[name], proposed, pairs, seen, ctx.text) or pairs
         step.setdefault("paired", []).append({"operation": name, "proposed": proposed, "args": pairs})
         proposed = pairs
-    alike = like_another(operations[name], proposed, ctx.user_texts, seen)
-    if alike is not None:  # "the same type as the one I already received": that line's item
-        step.setdefault("like_another", []).append({"operation": name, "proposed": proposed, "args": alike})
-        proposed = alike
     marked = unmarked(operations[name], proposed, ctx.text, ctx.user_texts, seen)
     if marked is not None:  # "my order with the tablet": the tablet only says which order
         step.setdefault("unmarked", []).append({"operation": name, "proposed": proposed, "args": marked})

@@ -30,10 +30,10 @@ from chops.pipeline.choices import lines_of, record_arg
 from chops.pipeline.context import FINAL, Step
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.lookups import Reader
-from chops.pipeline.relative import comparisons, value_of
+from chops.pipeline.relative import LIKE_ANOTHER, comparisons, like_another, value_of
 from chops.pipeline.several import COUNTS, EVERY, EVERY_ZH, pattern
 from chops.pipeline.swapped import kept, swapped_lines
-from chops.pipeline.walk import mentions, record_fields, records, values_in
+from chops.pipeline.walk import lines_in, mentions, record_fields, records, values_in
 
 # Words that take in several lines, or name a record by its place among the customer's.
 _SEVERAL = pattern((*EVERY, *COUNTS, "four", "rest"), (*EVERY_ZH, "都", "两"))
@@ -96,22 +96,45 @@ def read_elsewhere(read: Reader, operations: Mapping[str, Operation], writes: It
     write whose line the customer's words single out there that line (``meant``), before any check refuses the write
     for the line the model took ("my small t-shirt, same size": the 1.5B took the XXL one of another order, and the
     swap was refused for changing the size, turn after turn: train task 3). Returns the writes moved (for the
-    trace)."""
+    trace). A line proposed for itself where the customer asked for one like another of theirs is given that one's item
+    (``relative.like_another``), its record read here if it was not: the turn's look-ups start after the last commit,
+    and the order holding the received grill was read before the luggage's exchange was committed (train task 23)."""
     texts, moved = list(texts), []
-    if _moot(request):  # the request's words take in or compare the lines: no question, nothing to read for one
-        return moved
+    moot = _moot(request)  # the request's words take in or compare the lines: no question, nothing to read for one
     for s in writes:
         op = operations[s.operation]
-        found = _candidates(op, s.args, texts, read.sources)
+        found = None if moot else _candidates(op, s.args, texts, read.sources)
         unread = [rid for cands, taken in (found.groups.values() if found else ()) if len(cands) > len(taken)
                   for rid, v in cands if v is None]
         for rid in list(dict.fromkeys(unread))[:_READS]:
             read.record(op, found.record, rid)
         described = meant(op, s.args, texts, read.sources) if unread else None
+        if described is None and LIKE_ANOTHER.search(request):  # "… the same type as the one I already received"
+            for rid in _unread_holders(op, s.args, read.sources)[:_READS]:
+                read.record(op, str(record_arg(op)), rid)
+            described = like_another(op, s.args, texts, read.sources)
         if described is not None:
             moved.append({"operation": s.operation, "proposed": s.args, "args": described})
             s.args = described
     return moved
+
+
+def _unread_holders(op: Operation, args: Mapping[str, Any], sources: list[Any]) -> list[str]:
+    """The records, in any state, whose overview lists a product of the write's lines and whose lines were not read."""
+    record, keys = record_arg(op), op.choice_names()
+    line_arg = next((a for a, pair in op.choice_pairs().items() if isinstance(args.get(a), list)), None)
+    if record is None or record not in keys or line_arg is None:
+        return []
+    names_of_line = record_fields(sources, {keys[line_arg]})[keys[line_arg]]
+    wanted = {str(names_of_line.get(str(v))) for v in args[line_arg]}
+    out: list[str] = []
+    for node in (n for data in sources for n in records(data)):
+        rid = next((str(node[k]) for k in op.choice_keys().get(record, ()) if isinstance(node.get(k), str)), None)
+        names = node.get(keys[record])
+        if rid and isinstance(names, list) and wanted & {str(n) for n in names} and rid != args.get(record) \
+                and not lines_in(sources, rid, op.choice_keys()[line_arg]) and rid not in out:
+            out.append(rid)
+    return out
 
 
 def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],

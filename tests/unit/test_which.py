@@ -161,3 +161,30 @@ def test_a_candidate_is_described_by_its_options_not_by_whether_its_variant_is_s
     which = unsure(RETURN, _ret("#T0000011", "b-red"), request, [request], [PROFILE, ORDER_11, ORDER_12, blender])
     assert which.options == ("the Blender of #T0000011 (color: red, speed: 3)",
                              "the Blender of #T0000012 (color: white, speed: 3)")
+
+
+def test_a_line_proposed_for_itself_like_one_in_an_order_not_read_takes_that_ones_item():
+    """"Change the desk lamp I just ordered to the same kind as the one I already received": the order holding the
+    received lamp is read (the turn's look-ups start after the last commit) and its item is the new one (train task
+    23: the pending grill was proposed for itself)."""
+    from chops.domain.outcomes import OperationResult, Outcome
+    from chops.pipeline.context import Step
+    from chops.pipeline.lookups import Reader
+    from chops.pipeline.which import read_elsewhere
+
+    pending = {"order_id": "#T0000013", "status": "pending", "items": [_line("l-pend", "Desk Lamp", "color: red")]}
+
+    class Api:
+        def call(self, name, nickname, args):
+            data = ORDER_12 if name == "get_order_details" and args == {"order_id": "#T0000012"} else None
+            return OperationResult(operation=name, outcome=Outcome.OK if data else Outcome.NOT_IN_SYSTEM, message="",
+                                   data=data)
+
+    modify = OPERATIONS["modify_pending_order_items"]
+    args = {"order_id": "#T0000013", "item_ids": ["l-pend"], "new_item_ids": ["l-pend"], "payment_method_id": "p"}
+    write = Step(operation=modify.name, proposed_args=args, args=dict(args), writes=True)
+    reader = Reader(Api(), OPERATIONS, "mia", [], [PROFILE, pending])
+    request = "Change the desk lamp I just ordered to the same kind as the one I already received."
+    moved = read_elsewhere(reader, OPERATIONS, [write], request, [request])
+    assert write.args["new_item_ids"] == ["l-desk"] and moved[0]["args"] == write.args
+    assert [s.args for s in reader.fresh] == [{"order_id": "#T0000012"}]  # the received lamp's order, read once
