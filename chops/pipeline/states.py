@@ -124,4 +124,3 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
         return values
     fields = record_fields(sources, set(allowed))
     return [v for v in values if all(fields[k].get(str(v)) in states for k, states in allowed.items())] or values
-

@@ -122,7 +122,7 @@ def read_elsewhere(read: Reader, operations: Mapping[str, Operation], writes: It
 def _unread_holders(op: Operation, args: Mapping[str, Any], sources: list[Any]) -> list[str]:
     """The records, in any state, whose overview lists a product of the write's lines and whose lines were not read."""
     record, keys = record_arg(op), op.choice_names()
-    line_arg = next((a for a, pair in op.choice_pairs().items() if isinstance(args.get(a), list)), None)
+    line_arg = next((a for a in op.choice_pairs() if isinstance(args.get(a), list)), None)
     if record is None or record not in keys or line_arg is None:
         return []
     names_of_line = record_fields(sources, {keys[line_arg]})[keys[line_arg]]
