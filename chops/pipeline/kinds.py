@@ -166,15 +166,30 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
     10-inch one (train task 30)."""
     if not _SAME.search(request):
         return None
-    texts = list(texts)
+    texts, sources = list(texts), list(sources)
+    fields = record_fields(sources, set(op.choice_names().values()))
+    known = {str(n) for names in fields.values() for field in names.values() for n in names_of(field)}
     for line in swapped_lines(op, args, texts, sources):
-        if line.sentences and not any(_SAME.search(s) for s in line.sentences):
+        if line.sentences and not any(_same_of(s, line.name, known) for s in line.sentences):
             continue  # the same item asked for another product ("the boots with the same specs, and the jigsaw …")
         wanted = [f for f in features(line.now) if f not in features(line.was) and not f.startswith("$")
                   and f != "available"]
         if wanted and not set(wanted) & mentioned_features(line.now, texts):
             return ", ".join(wanted)
     return None
+
+
+def _same_of(sentence: str, name: str, known: set[str]) -> bool:
+    """Whether ``sentence`` asks for the same item of ``name``: the product named nearest before its "same item" is
+    that one, or none of the ``known`` is ("new boots with the same specs, and the jigsaw with a fancier theme" asks
+    it of the boots only)."""
+    for m in _SAME.finditer(sentence):
+        words = sentence[:m.start()].split()
+        nearest = next((hit for k in range(1, len(words) + 1)
+                        if (hit := {n for n in known if mentions(" ".join(words[-k:]), n)})), set())
+        if not nearest or name in nearest:
+            return True
+    return False
 
 
 def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,

@@ -203,6 +203,18 @@ def test_a_swap_to_another_variant_where_the_same_item_is_asked_for_is_refused(r
     assert not refused or ("same item" in found.message and "steel" in found.message)
 
 
+def test_the_same_item_is_asked_of_the_product_named_nearest_before_it():
+    """One sentence, two products: "new boots with the same specs, and the jigsaw with a fancier theme" asks the same
+    item of the boots only (train task 107)."""
+    overview = {"orders": [{"order_id": "#T0000003", "names": ["Kettle"]}, {"order_id": "#T0000004",
+                                                                           "names": ["Scarf"]}]}
+    sources = [overview, ORDER, KETTLE]
+    for text, refused in [("A new scarf with the same specs, and the kettle for a nicer one", False),
+                          ("A kettle with the same specs, and the scarf in wool", True)]:
+        found = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), text, [text], sources)
+        assert (found is not None) is refused, text
+
+
 @pytest.mark.parametrize("request_text, new, kept", [
     ("Exchange the kettle for a 2L one with the same material; if not, return it", "k-steel-2l",
      ("material glass", "material steel")),
