@@ -48,7 +48,7 @@ from chops.pipeline.unspoken import unspoken
 from chops.pipeline.walk import mentions, names_of, record_fields, records
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, over_budget
-from chops.pipeline.swapped import swapped_lines, unkept, unmet
+from chops.pipeline.swapped import known_names, swapped_lines, unkept, unmet
 from chops.pipeline.whole import partial, refusal_message
 
 
@@ -167,8 +167,7 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
     if not _SAME.search(request):
         return None
     texts, sources = list(texts), list(sources)
-    fields = record_fields(sources, set(op.choice_names().values()))
-    known = {str(n) for names in fields.values() for field in names.values() for n in names_of(field)}
+    known = known_names(record_fields(sources, set(op.choice_names().values())))
     for line in swapped_lines(op, args, texts, sources):
         if line.sentences and not any(_same_of(s, line.name, known) for s in line.sentences):
             continue  # the same item asked for another product ("the boots with the same specs, and the jigsaw …")

@@ -33,13 +33,19 @@ class Swapped(NamedTuple):
     now: str
 
 
+def known_names(fields: dict[str, dict[str, Any]]) -> set[str]:
+    """Every name in ``fields`` (``walk.record_fields`` of the keys an operation declares ``CHOICES_MENTIONED``: an
+    order's item names, the profile's overview of them)."""
+    return {str(n) for names in fields.values() for field in names.values() for n in names_of(field)}
+
+
 def swapped_lines(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
                   sources: Iterable[Any]) -> Iterator[Swapped]:
     """Each line the swap ``op`` with ``args`` replaces, paired with its new item (``Swapped``)."""
     texts, sources, keys = list(texts), list(sources), op.choice_names()
     lines = descriptions(node for data in sources for node in records(data))
     fields = record_fields(sources, set(keys.values()))  # the names the pack declares (``CHOICES_MENTIONED``)
-    known = {str(n) for names in fields.values() for field in names.values() for n in names_of(field)}
+    known = known_names(fields)
     for old_arg, pair in op.choice_pairs().items():
         names = fields.get(keys.get(old_arg, ""), {})
         for old, new in zip(args.get(old_arg) or [], args.get(pair["partner"]) or []):
