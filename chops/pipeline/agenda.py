@@ -11,6 +11,9 @@ agenda (kept in its trace): once a request is done (committed on the customer's 
 reason) the next is taken up in the same turn, and its reply follows the last one's ("Done: … Here is what I will do
 next: … Shall I go ahead?"). A request that waits for the customer (a change to confirm, a value to give) keeps the
 rest on the agenda until they answer; a "no", a "never mind", a hand-off or a new message of their own drops it.
+A request refused keeps the rest too, and the reply asks whether to go on (``asking_to_go_on``): the customer may
+want something in its place first ("then a size 9 pair"). Their answer, read by the model, takes up the next request
+(yes), drops the rest (no), or is handled first, the rest after it (anything else: ``plan``).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from chops.i18n import N_, translate
 from chops.llm import LLM, LLMError
-from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME
+from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME, ConfirmationAnswer
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
 from chops.pipeline.relative import COMPARING
@@ -30,6 +34,7 @@ from chops.pipeline.walk import HAN, SENTENCE, made_of, typed_ids, words_of
 from chops.records import TurnRecord, TurnResult
 
 AGENDA = "agenda"  # the trace key of the requests still to do, in order
+GO_ON = "go_on"  # the trace key of the request a refusal's reply asked whether to go on with (``asking_to_go_on``)
 # A message that may ask for several things: a joining word between clauses, or a second sentence. Only such a
 # message is split (one model call); "cancel #W1, I ordered it by mistake" is not asked about.
 _JOINED = re.compile(r"\b(and|also|then|plus|as well|too|second(ly)?|another)\b|[;\n]|[.!?]\s+\S|[，。；另还]",
@@ -163,11 +168,63 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
         if asked and asked.strip() != ctx.text.strip():
             ctx.message, ctx.text, ctx.asked = ctx.text, f"{asked.rstrip()} {ctx.text.strip()}", asked
             ctx.trace.info.update(request=ctx.text, message=ctx.message)
-    elif llm is not None and may_hold_several(ctx.text):
+    elif llm is not None and _asked_to_go_on(history):
+        _resume(ctx, history, llm)
+    elif llm is not None:
+        _split_message(ctx, llm)
+
+
+def _split_message(ctx: TurnContext, llm: LLM) -> None:
+    """The message's first request as the turn's, the rest its agenda (when it may hold several)."""
+    if may_hold_several(ctx.text):
         first, *rest = split(llm, ctx.text, ctx.trace)
         if rest:
             ctx.message, ctx.text = ctx.text, first
             ctx.trace.info.update({AGENDA: rest, "request": first, "message": ctx.message})
+
+
+def _asked_to_go_on(history: Sequence[TurnRecord]) -> bool:
+    """Whether the last turn's reply asked whether to go on after a refusal (``asking_to_go_on``)."""
+    return bool(history) and bool((history[-1].trace or {}).get(GO_ON)) and bool(left(history))
+
+
+def _resume(ctx: TurnContext, history: Sequence[TurnRecord], llm: LLM) -> None:
+    """The customer's answer to "shall I go on with your next request?": the model reads it as for a change to
+    confirm. Yes: the next request is the turn's, the rest its agenda. No: the rest is dropped and the message
+    handled as it is ("no, that's all"). Anything else (what they want in the refused one's place, a question): the
+    message is handled first, and the rest after it, but for a request the message says again (the customer
+    repeating their whole list)."""
+    rest, last = left(history), history[-1].trace or {}
+    msgs = messages("pipeline_confirm", question=rest[0], request=ctx.text)
+    try:
+        out, step = ctx.trace.call("classifier", lambda lg: llm.structured(
+            "classifier", msgs, ConfirmationAnswer, ledger=lg), route="go_on")
+        answer = out.answer
+        step["answer"] = answer
+    except LLMError as exc:
+        if exc.code != "invalid_output":
+            raise
+        answer = "something_else"
+    if answer == "no_do_not":
+        return
+    if answer == "yes_go_ahead":
+        ctx.message, ctx.text = last.get("message") or history[-1].user_text, rest[0]
+        ctx.trace.info.update({AGENDA: rest[1:], "request": rest[0], "message": ctx.message})
+        return
+    _split_message(ctx, llm)
+    said = ctx.message or ctx.text
+    ctx.trace.info[AGENDA] = [*(ctx.trace.info.get(AGENDA) or []), *(r for r in rest if not _said_again(r, said))]
+
+
+SAID_AGAIN = 0.5  # the share of a request's words a later message holds where it asks for that request again
+
+
+def _said_again(request: str, text: str) -> bool:
+    """Whether ``text`` asks again for ``request`` (``SAID_AGAIN`` of its words, ``walk.words_of``): a customer
+    answering a refusal with their whole list again ("new boots in size 9, and the jigsaw with fewer pieces") has
+    the jigsaw's request once, not twice."""
+    words = words_of(request)
+    return bool(words) and len(words & words_of(text)) >= SAID_AGAIN * len(words)
 
 
 def carried_on(result: TurnResult, text: str, history: Sequence[TurnRecord],
@@ -190,11 +247,30 @@ def left(history: Sequence[TurnRecord]) -> list[str]:
 
 
 def goes_on(result: TurnResult) -> bool:
-    """Whether the next request may be taken up after ``result``: its request is done (committed, answered, refused
-    with a reason), not waiting for the customer (a yes, a missing value, staff) and not dropped or handed off."""
+    """Whether the next request may be taken up after ``result``: its request is done (committed, answered), not
+    refused (the customer is asked first: ``asking_to_go_on``), not waiting for the customer (a yes, a missing
+    value, staff) and not dropped or handed off."""
     waiting = result.pending or result.queued or result.error or result.outcome in (
         PENDING_OUTCOME, UNSURE_OUTCOME, "refused_missing_args")
-    return not waiting and result.route not in ("handoff", "cancel", "not_in_system", None)
+    return not waiting and not refused(result) and result.route not in ("handoff", "cancel", "not_in_system", None)
+
+
+def refused(result: TurnResult) -> bool:
+    """Whether ``result`` refused its operation request with a reason (nothing written, no value asked for)."""
+    return result.route == "system" and not result.committed and (result.outcome or "").startswith("refused_") \
+        and result.outcome != "refused_missing_args"
+
+
+def asking_to_go_on(result: TurnResult, lang: str) -> TurnResult:
+    """``result`` with, where it refused its request and more wait on its agenda, the question whether to go on with
+    the next (``GO_ON`` in its trace): told the same boots are no longer sold, the customer wanted a size 9 pair in
+    their place, and had no turn to say so while the reply went on to confirm the next request (train task 107)."""
+    todo = result.trace.get(AGENDA) or []
+    if not todo or not refused(result):
+        return result
+    question = translate(lang, N_("Shall I go on with your next request (“{request}”), or is there something "
+                                  "you would like in place of this one?"), request=todo[0].strip())
+    return result.model_copy(update={"reply": f"{result.reply}\n\n{question}", "trace": {**result.trace, GO_ON: todo[0]}})
 
 
 def joined(first: TurnResult, then: TurnResult) -> TurnResult:

@@ -109,7 +109,7 @@ class Agent:
                 nickname, request, history=earlier, turn_key=f"{turn_key}#{n}", on_event=on_event,
                 conversation_id=conversation_id, todo=rest))
         lang = reply_language([text, *(t.user_text for t in reversed(history))])
-        result = tally.with_total(result, history, self.currency, lang)
+        result = agenda.asking_to_go_on(tally.with_total(result, history, self.currency, lang), lang)
         if self.closing_question and finished_request(result):
             result = result.model_copy(update={"reply": f"{result.reply}\n\n{anything_else_reply(lang)}"})
         return result

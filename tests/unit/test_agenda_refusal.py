@@ -1,0 +1,122 @@
+"""A request of several refused (``chops.pipeline.agenda.asking_to_go_on``): the rest of the agenda waits, the reply
+asks whether to go on, and the customer's answer, read by the model, takes up the next request, drops the rest, or is
+handled first with the rest after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from chops.pipeline.agenda import AGENDA, GO_ON
+from tests.unit.pipeline_support import call, to_system, verdict
+from tests.unit.retail_support import MIA, order
+from tests.unit.test_agenda import SHIP, shop  # noqa: F401 (the fixture)
+from tests.unit.test_lookup_confirm import NO, OTHER, YES
+
+REFUSED = "Cancel order #T0000004, I ordered it by mistake."  # processed: the shop cannot cancel it any more
+BOTH = "Hi, please cancel order #T0000004 since I ordered it by mistake, and ship order #T0000001 to my home address."
+
+
+def refused_first(agent, llm):
+    """The first turn: the split, the cancel of the processed order refused (redone once, then told), nothing more."""
+    llm.enqueue("executor", {"requests": [REFUSED, SHIP]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000004", reason="ordered by mistake"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly",
+                                        "answer": "Order #T0000004 is processed, so it cannot be cancelled."}]})
+    llm.enqueue("verifier", verdict(9))
+    return agent.handle(MIA, BOTH, turn_key="r:1", conversation_id="r")
+
+
+def ship_next(llm):
+    """The address change of #T0000001, proposed from its look-up."""
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", call("modify_pending_order_address", order_id="#T0000001", address1="7 Lark Street",
+                                 address2=None, city=None, state=None, country=None, zip=None))
+    llm.enqueue("verifier", verdict(9))
+
+
+def test_a_refused_request_stops_the_agenda_and_asks_whether_to_go_on(shop):
+    agent, engine, llm = shop
+    res = refused_first(agent, llm)
+    assert res.outcome == "refused_precondition" and not res.committed and not res.pending
+    assert res.trace[AGENDA] == [SHIP] and res.trace[GO_ON] == SHIP
+    # The next request was not taken up in the same turn: the customer may want something in the refused one's place.
+    assert llm.pending() == {} and res.trace.get("requests") is None
+    assert res.reply.endswith(f"Shall I go on with your next request (\u201c{SHIP}\u201d), or is there something you "
+                              "would like in place of this one?")
+    assert "Is there anything else" not in res.reply
+    assert order(engine, "#T0000004")["status"] == "processed"
+
+
+def test_a_yes_takes_up_the_next_request(shop):
+    agent, engine, llm = shop
+    history = [refused_first(agent, llm).to_record(BOTH)]
+    llm.enqueue("classifier", YES)
+    ship_next(llm)
+    res = agent.handle(MIA, "Yes, please go on.", history=history, turn_key="r:2", conversation_id="r")
+    assert res.outcome == "pending_confirmation" and res.trace["request"] == SHIP and not res.trace.get(AGENDA)
+    assert res.trace["message"] == BOTH  # the request's own message is still the one it was split off
+    assert llm.pending() == {} and order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"
+
+
+def test_a_no_drops_the_rest_and_the_message_is_handled_as_it_is(shop):
+    agent, engine, llm = shop
+    history = [refused_first(agent, llm).to_record(BOTH)]
+    llm.enqueue("classifier", NO)
+    llm.enqueue("classifier", {"route": "small_talk"}).enqueue("classifier", {"route": "thanks_or_goodbye"})
+    res = agent.handle(MIA, "No, that's all, thanks.", history=history, turn_key="r:2", conversation_id="r")
+    assert not res.trace.get(AGENDA) and res.route != "system" and llm.pending() == {}
+    assert order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"
+
+
+@pytest.mark.parametrize("instead", ["Then cancel order #T0000002 instead, please.",
+                                     "那就取消订单 #T0000002 吧。"])
+def test_something_in_the_refused_ones_place_is_done_first_and_the_rest_after_it(shop, instead):
+    agent, engine, llm = shop
+    history = [refused_first(agent, llm).to_record(BOTH)]
+    llm.enqueue("classifier", OTHER)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, instead, history=history, turn_key="r:2", conversation_id="r")
+    assert asked.outcome == "pending_confirmation" and asked.trace[AGENDA] == [SHIP]
+    history.append(asked.to_record(instead))
+    llm.enqueue("classifier", YES)
+    ship_next(llm)  # the yes commits the cancel and takes up the address change, which waits for its own yes
+    both = agent.handle(MIA, "yes", history=history, turn_key="r:3", conversation_id="r")
+    assert order(engine, "#T0000002")["status"] == "cancelled" and both.outcome == "pending_confirmation"
+    assert both.trace["request"] == SHIP and llm.pending() == {}
+
+
+def test_a_request_the_answer_says_again_is_not_on_the_agenda_twice(shop):
+    agent, engine, llm = shop
+    history = [refused_first(agent, llm).to_record(BOTH)]
+    again = "Cancel order #T0000002 instead, and ship order #T0000001 to my home address like I said before."
+    llm.enqueue("classifier", OTHER)
+    llm.enqueue("executor", {"requests": ["Cancel order #T0000002 instead.", "Ship order #T0000001 to my home "
+                                          "address like I said before."]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, again, history=history, turn_key="r:2", conversation_id="r")
+    assert asked.trace[AGENDA] == ["Ship order #T0000001 to my home address like I said before."]
+
+
+def test_the_question_is_asked_in_the_customers_language(shop):
+    agent, engine, llm = shop
+    text = "你好，请取消订单 #T0000004，我买错了，另外请把订单 #T0000001 寄到我家的地址。"
+    first, second = "取消订单 #T0000004，我买错了。", "把订单 #T0000001 寄到我家的地址。"
+    llm.enqueue("executor", {"requests": [first, second]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000004", reason="ordered by mistake"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "订单已处理，无法取消。"}]})
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, text, turn_key="z:1", conversation_id="z")
+    assert res.reply.endswith(f"要我接着处理您的下一个请求（\u201c{second}\u201d）吗？还是您想用别的来代替这一个？")
