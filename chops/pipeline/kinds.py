@@ -43,12 +43,12 @@ from chops.pipeline.asking import ASKED, asks_only, names_change, question, swap
 from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
-from chops.pipeline.relative import PRICE, comparisons, labels
+from chops.pipeline.relative import PRICE, comparisons, labels, value_of
 from chops.pipeline.unspoken import unspoken
 from chops.pipeline.walk import mentions, names_of, record_fields, records
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, over_budget
-from chops.pipeline.swapped import known_names, swapped_lines, unkept, unmet
+from chops.pipeline.swapped import kept, known_names, swapped_lines, unkept, unmet
 from chops.pipeline.whole import partial, refusal_message
 
 
@@ -174,7 +174,9 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
         wanted = [f for f in features(line.now) if f not in features(line.was) and not f.startswith("$")
                   and f != "available"]
         if wanted and not set(wanted) & mentioned_features(line.now, texts):
-            return ", ".join(wanted)
+            options = kept(line, sources)[0]  # the customer is told "size 7, waterproof no", not "7, no" (task 107)
+            named = [f"{o} {v}" for o in options if (v := value_of(line.now, o, options)) not in (None, options[o])]
+            return ", ".join(named or wanted)
     return None
 
 
