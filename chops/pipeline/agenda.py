@@ -13,7 +13,7 @@ next: … Shall I go ahead?"). A request that waits for the customer (a change t
 rest on the agenda until they answer; a "no", a "never mind", a hand-off or a new message of their own drops it.
 A request refused keeps the rest too, and the reply asks whether to go on (``asking_to_go_on``): the customer may
 want something in its place first ("then a size 9 pair"). Their answer, read by the model, takes up the next request
-(yes), drops the rest (no), or is handled first, the rest after it (anything else: ``plan``).
+or is handled first, the rest after it (``plan``).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import Any
 
 from chops.i18n import N_, translate
 from chops.llm import LLM, LLMError
-from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME, ConfirmationAnswer
+from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
 from chops.pipeline.relative import COMPARING
-from chops.pipeline.schemas import MAX_REQUESTS, Requests
+from chops.pipeline.schemas import MAX_REQUESTS, GoOn, Requests
 from chops.pipeline.trace import Trace
 from chops.pipeline.walk import HAN, SENTENCE, made_of, typed_ids, words_of
 from chops.records import TurnRecord, TurnResult
@@ -189,25 +189,24 @@ def _asked_to_go_on(history: Sequence[TurnRecord]) -> bool:
 
 
 def _resume(ctx: TurnContext, history: Sequence[TurnRecord], llm: LLM) -> None:
-    """The customer's answer to "shall I go on with your next request?": the model reads it as for a change to
-    confirm. Yes: the next request is the turn's, the rest its agenda. No: the rest is dropped and the message
-    handled as it is ("no, that's all"). Anything else (what they want in the refused one's place, a question): the
-    message is handled first, and the rest after it, but for a request the message says again (the customer
-    repeating their whole list)."""
+    """The customer's answer to "shall I go on with your next request, or is there something you would like in place
+    of this one?", read by the model (``GoOn``). Go on: the next request is the turn's, the rest its agenda. Anything
+    else (what they want in the refused one's place, a question): the message is handled first, and the rest after
+    it, but for a request the message says again (the customer repeating their whole list). There is no "stop": the
+    next change still waits for its own yes, and a never-mind drops the agenda as it always does; read as a no to
+    the next request, "then leave that order as it is" and "then I'll send it back instead" lost it (own5)."""
     rest, last = left(history), history[-1].trace or {}
-    msgs = messages("pipeline_confirm", question=rest[0], request=ctx.text)
+    msgs = messages("pipeline_go_on", refused=last.get("request") or history[-1].user_text, following=rest[0],
+                    request=ctx.text)
     try:
-        out, step = ctx.trace.call("classifier", lambda lg: llm.structured(
-            "classifier", msgs, ConfirmationAnswer, ledger=lg), route="go_on")
-        answer = out.answer
-        step["answer"] = answer
+        out, step = ctx.trace.call("classifier", lambda lg: llm.structured("classifier", msgs, GoOn, ledger=lg),
+                                   route="go_on")
+        step["answer"] = out.answer
     except LLMError as exc:
         if exc.code != "invalid_output":
             raise
-        answer = "something_else"
-    if answer == "no_do_not":
-        return
-    if answer == "yes_go_ahead":
+        out = GoOn(answer="instead")
+    if out.answer == "go_on":
         ctx.message, ctx.text = last.get("message") or history[-1].user_text, rest[0]
         ctx.trace.info.update({AGENDA: rest[1:], "request": rest[0], "message": ctx.message})
         return

@@ -130,5 +130,6 @@ def static_heads(architecture: str, operations: str, executing: str, *, verify: 
     verifying = [("verifier", system_part("pipeline_verify_operation")),
                  ("verifier", system_part("pipeline_verify_answer"))] if verify else []
     confirming = [("classifier", system_part("pipeline_confirm"))] if confirm else []
-    splitting = [("executor", system_part("pipeline_split"))] if split else []
+    splitting = [("executor", system_part("pipeline_split")), ("classifier", system_part("pipeline_go_on"))] \
+        if split else []
     return confirming + splitting + classify + execute + verifying

@@ -64,6 +64,13 @@ class Requests(BaseModel):
     requests: list[str] = Field(min_length=1, max_length=MAX_REQUESTS)
 
 
+class GoOn(BaseModel):
+    """The customer's answer to "shall I go on with your next request, or is there something you would like in place
+    of this one?" (``chops.pipeline.agenda``)."""
+
+    answer: Literal["go_on", "instead"]
+
+
 class OneLevelDecision(BaseModel):
     """The one-level classifier of the ablation: all routes at once."""
 

@@ -1,16 +1,18 @@
 """A request of several refused (``chops.pipeline.agenda.asking_to_go_on``): the rest of the agenda waits, the reply
-asks whether to go on, and the customer's answer, read by the model, takes up the next request, drops the rest, or is
-handled first with the rest after it."""
+asks whether to go on, and the customer's answer, read by the model, takes up the next request or is handled first with
+the rest after it."""
 
 from __future__ import annotations
 
 import pytest
 
 from chops.pipeline.agenda import AGENDA, GO_ON
-from tests.unit.pipeline_support import call, to_system, verdict
+from tests.unit.pipeline_support import call, prompt_text, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_agenda import SHIP, shop  # noqa: F401 (the fixture)
-from tests.unit.test_lookup_confirm import NO, OTHER, YES
+from tests.unit.test_lookup_confirm import YES
+
+LET_GO, INSTEAD = {"answer": "go_on"}, {"answer": "instead"}
 
 REFUSED = "Cancel order #T0000004, I ordered it by mistake."  # processed: the shop cannot cancel it any more
 BOTH = "Hi, please cancel order #T0000004 since I ordered it by mistake, and ship order #T0000001 to my home address."
@@ -51,24 +53,31 @@ def test_a_refused_request_stops_the_agenda_and_asks_whether_to_go_on(shop):
     assert order(engine, "#T0000004")["status"] == "processed"
 
 
-def test_a_yes_takes_up_the_next_request(shop):
+@pytest.mark.parametrize("answer", ["Yes, please go on.", "OK, forget that one then.", "好的，继续吧。"])
+def test_going_on_takes_up_the_next_request(shop, answer):
     agent, engine, llm = shop
     history = [refused_first(agent, llm).to_record(BOTH)]
-    llm.enqueue("classifier", YES)
+    llm.enqueue("classifier", LET_GO)
     ship_next(llm)
-    res = agent.handle(MIA, "Yes, please go on.", history=history, turn_key="r:2", conversation_id="r")
+    before = sum(role == "classifier" for role, _, _ in llm.calls)
+    res = agent.handle(MIA, answer, history=history, turn_key="r:2", conversation_id="r")
+    asked = prompt_text(llm, "classifier", before)  # the model is shown the refused request, the next one, the answer
+    assert f"Refused: {REFUSED}" in asked and f"Next: {SHIP}" in asked and f"reply: {answer}" in asked
     assert res.outcome == "pending_confirmation" and res.trace["request"] == SHIP and not res.trace.get(AGENDA)
     assert res.trace["message"] == BOTH  # the request's own message is still the one it was split off
     assert llm.pending() == {} and order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"
 
 
-def test_a_no_drops_the_rest_and_the_message_is_handled_as_it_is(shop):
+def test_a_reply_of_no_request_is_answered_and_the_next_request_still_waits_for_its_own_yes(shop):
+    """No answer drops the rest: read as a no, "then leave that order as it is" lost it; the next change is proposed
+    and the customer can still decline it."""
     agent, engine, llm = shop
     history = [refused_first(agent, llm).to_record(BOTH)]
-    llm.enqueue("classifier", NO)
+    llm.enqueue("classifier", INSTEAD)
     llm.enqueue("classifier", {"route": "small_talk"}).enqueue("classifier", {"route": "thanks_or_goodbye"})
+    ship_next(llm)
     res = agent.handle(MIA, "No, that's all, thanks.", history=history, turn_key="r:2", conversation_id="r")
-    assert not res.trace.get(AGENDA) and res.route != "system" and llm.pending() == {}
+    assert res.outcome == "pending_confirmation" and res.trace["request"] == SHIP and llm.pending() == {}
     assert order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"
 
 
@@ -77,7 +86,7 @@ def test_a_no_drops_the_rest_and_the_message_is_handled_as_it_is(shop):
 def test_something_in_the_refused_ones_place_is_done_first_and_the_rest_after_it(shop, instead):
     agent, engine, llm = shop
     history = [refused_first(agent, llm).to_record(BOTH)]
-    llm.enqueue("classifier", OTHER)
+    llm.enqueue("classifier", INSTEAD)
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
@@ -96,7 +105,7 @@ def test_a_request_the_answer_says_again_is_not_on_the_agenda_twice(shop):
     agent, engine, llm = shop
     history = [refused_first(agent, llm).to_record(BOTH)]
     again = "Cancel order #T0000002 instead, and ship order #T0000001 to my home address like I said before."
-    llm.enqueue("classifier", OTHER)
+    llm.enqueue("classifier", INSTEAD)
     llm.enqueue("executor", {"requests": ["Cancel order #T0000002 instead.", "Ship order #T0000001 to my home "
                                           "address like I said before."]})
     to_system(llm)

@@ -20,6 +20,7 @@ from chops.llm import ScriptedLLM
 from chops.pending import PendingChanges
 from chops.pipeline import Agent, prompting
 from chops.pipeline.tools import ToolRanker
+from chops.records import TurnResult
 from chops.settings import get_settings
 from eval.grading import judge_messages
 from tests.unit.pipeline_support import (FakeIndex, WordsEmbedder, call, small_talk, to_guide, to_profile, to_system,
@@ -70,15 +71,17 @@ def agent(directory: Path | None, llm: ScriptedLLM, db: Path, tools: ToolRanker 
                  split_requests=split_requests)
 
 
-def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple[str, list]]:
-    """Every kind of turn through the real agent; (the turn's text, the model calls it made) per turn."""
-    turns: list[tuple[str, list]] = []
+def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple[tuple[str, ...], list]]:
+    """Every kind of turn through the real agent; (the texts its calls may carry: the turn's first, and the model calls it made) per turn."""
+    turns: list[tuple[tuple[str, ...], list]] = []
 
-    def turn(a: Agent, llm: ScriptedLLM, text: str, key: str) -> None:
+    def turn(a: Agent, llm: ScriptedLLM, text: str, key: str, history: tuple = (), carried: tuple = ()) -> TurnResult:
+        """``carried``: the texts a call may carry instead of ``text`` (a request split off it, an agenda's next)."""
         before = len(llm.calls)
-        a.handle("ann", text, turn_key=key, conversation_id="c1")
+        result = a.handle("ann", text, history=history, turn_key=key, conversation_id="c1")
         assert llm.pending() == {}, (key, llm.pending())
-        turns.append((text, llm.calls[before:]))
+        turns.append(((text, *carried), llm.calls[before:]))
+        return result
 
     llm = ScriptedLLM()
     two = agent(directory, llm, tmp_path / "two.db", max_iterations=2)
@@ -116,6 +119,24 @@ def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple
     llm.enqueue("executor", call("GetOrder", order_id="#A2")).enqueue("executor", ANSWER)
     llm.enqueue("verifier", verdict(9))
     turn(split, llm, "hi again, what is the status of #A2, and is it still on its way to me?", "s:1")
+    # a request of several refused: the reply asks whether to go on, and the answer is read
+    llm = ScriptedLLM()
+    stop = agent(directory, llm, tmp_path / "stop.db", split_requests=True)
+    first, second = "Swap the red lamp in #A2 for i-green.", "What is the status of #A2?"
+    llm.enqueue("executor", {"requests": [first, second]})
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2"))
+    llm.enqueue("executor", call("Exchange", order_id="#A2", item_id="i-red", new_item_id="i-green"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", ANSWER).enqueue("verifier", verdict(9))
+    both = f"{first} And then, what is the status of #A2? Thanks a lot for your help."
+    refused = turn(stop, llm, both, "r:1", carried=(first,))
+    llm.enqueue("classifier", {"answer": "go_on"})
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2")).enqueue("executor", ANSWER)
+    llm.enqueue("verifier", verdict(9))
+    assert refused.trace.get("go_on") == second
+    turn(stop, llm, "ok, go on", "r:2", (refused.to_record(both),), carried=(second,))
 
     llm = ScriptedLLM()
     one = agent(directory, llm, tmp_path / "one.db", architecture="cev_1level")
@@ -143,9 +164,9 @@ def test_every_prompt_file_is_filled_by_the_code_and_carries_the_message(label, 
     own = {f.stem for f in directory.glob("*.txt")} if directory is not None else generic
     assert own - rendered.names == set()
     # Every call's user part carries the message it was made for (no prompt lost its $request).
-    for text, calls in turns:
+    for texts, calls in turns:
         for role, msgs, _ in calls:
-            assert text in msgs[-1][1], (label, role, msgs[0][1][:80])
+            assert any(text in msgs[-1][1] for text in texts), (label, role, msgs[0][1][:80])
 
 
 @pytest.mark.parametrize("label,directory", prompt_dirs(), ids=[label for label, _ in prompt_dirs()])
