@@ -153,9 +153,18 @@ def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: I
     return ", ".join(said) if said and swapped and not any(mentions(request, n) for n in swapped) else None
 
 
-_SAME = re.compile(r"\b(?:the )?(?:very |exact(?:ly)? )?same (?:item|one|model|product|thing|variant|kind|specs?"
-                   r"|specifications|options|configuration)\b(?! but)"
-                   r"|\bidentical\b|同款|一模一样", re.IGNORECASE)
+_SAME_AS = r"\b(?:the )?(?:very |exact(?:ly)? )?same "
+_SAME = re.compile(_SAME_AS + r"(?:item|one|model|product|thing|variant|kind|pair|specs?|specifications|options"
+                   r"|configuration)\b(?! but)|\bidentical\b|同款|一模一样", re.IGNORECASE)
+
+
+def _same_item(known: set[str]) -> re.Pattern[str]:
+    """``_SAME``, or "the same" before the last word of a ``known`` product name ("exactly the same helmet": the
+    1.5B proposed a small red helmet for it, own5)."""
+    heads = sorted({n.split()[-1].lower().rstrip("s") for n in known if n.split()})
+    if not heads:
+        return _SAME
+    return re.compile(f"{_SAME.pattern}|{_SAME_AS}(?:{'|'.join(map(re.escape, heads))})s?\\b(?! but)", re.IGNORECASE)
 
 
 def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
@@ -164,12 +173,13 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
     ("exchange the tablet for the same item", not "the same one but in red") and the customer's words mention none
     of them; else None. Asked for "the same item, else just return it", the 1.5B proposed a 7-inch tablet for the
     10-inch one (train task 30)."""
-    if not _SAME.search(request):
-        return None
     texts, sources = list(texts), list(sources)
     known = known_names(record_fields(sources, set(op.choice_names().values())))
+    same = _same_item(known)
+    if not same.search(request):
+        return None
     for line in swapped_lines(op, args, texts, sources):
-        if line.sentences and not any(_same_of(s, line.name, known) for s in line.sentences):
+        if line.sentences and not any(_same_of(s, line.name, known, same) for s in line.sentences):
             continue  # the same item asked for another product ("the boots with the same specs, and the jigsaw …")
         wanted = [f for f in features(line.now) if f not in features(line.was) and not f.startswith("$")
                   and f != "available"]
@@ -180,12 +190,12 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
     return None
 
 
-def _same_of(sentence: str, name: str, known: set[str]) -> bool:
-    """Whether ``sentence`` asks for the same item of ``name``: the product named nearest before its "same item" is
-    that one, or none of the ``known`` is ("new boots with the same specs, and the jigsaw with a fancier theme" asks
-    it of the boots only)."""
-    for m in _SAME.finditer(sentence):
-        words = sentence[:m.start()].split()
+def _same_of(sentence: str, name: str, known: set[str], same: re.Pattern[str]) -> bool:
+    """Whether ``sentence`` asks for the same item (``same``) of ``name``: the product named nearest before the end
+    of its "same item" is that one ("the same helmet" names its own), or none of the ``known`` is ("new boots with
+    the same specs, and the jigsaw with a fancier theme" asks it of the boots only)."""
+    for m in same.finditer(sentence):
+        words = sentence[:m.end()].split()
         nearest = next((hit for k in range(1, len(words) + 1)
                         if (hit := {n for n in known if mentions(" ".join(words[-k:]), n)})), set())
         if not nearest or name in nearest:

@@ -193,6 +193,9 @@ def test_a_swap_of_items_the_request_does_not_name_where_it_names_others_of_the_
     ("An identical kettle please", True),
     ("The kettle I got looks used, so I'd like a new one with the same specs", True),
     ("Send me another kettle, exact same options", True),
+    ("It came dented, so I'd like a replacement: exactly the same kettle.", True),  # the product's own name (own5)
+    ("The same kettles again, please", True),
+    ("The same kettle but in steel", False),
     ("The same one but in steel, please", False),  # the feature that differs is asked for
     ("Exchange the kettle for the same capacity in steel", False),  # "same" of an option, not of the item
     ("Swap the kettle for a steel one", False),

@@ -72,7 +72,8 @@ def agent(directory: Path | None, llm: ScriptedLLM, db: Path, tools: ToolRanker 
 
 
 def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple[tuple[str, ...], list]]:
-    """Every kind of turn through the real agent; (the texts its calls may carry: the turn's first, and the model calls it made) per turn."""
+    """Every kind of turn through the real agent; per turn, (the texts its calls may carry, the turn's first, and
+    the model calls it made)."""
     turns: list[tuple[tuple[str, ...], list]] = []
 
     def turn(a: Agent, llm: ScriptedLLM, text: str, key: str, history: tuple = (), carried: tuple = ()) -> TurnResult:
