@@ -10,7 +10,8 @@ from apis.retail.pack import RetailPack
 from chops.llm import ScriptedLLM
 from chops.pending import PendingChanges
 from chops.pipeline import Agent
-from chops.pipeline.agenda import AGENDA, may_hold_several
+from chops.pipeline.agenda import AGENDA
+from chops.pipeline.splitting import may_hold_several
 from chops.settings import get_settings
 from tests.unit.pipeline_support import FakeIndex, call, prompt_text, small_talk, to_system, verdict
 from tests.unit.retail_support import MIA, load_shop, order
@@ -132,7 +133,7 @@ def test_a_split_that_is_no_list_of_requests_leaves_the_message_whole(shop):
 
 
 def test_four_questions_and_a_change_in_one_message_keep_the_change_on_the_agenda():
-    from chops.pipeline.agenda import split
+    from chops.pipeline.splitting import split
     from chops.pipeline.trace import Trace
 
     asked = ["Where did order #T0000003 go?", "What is its tracking number?", "Has it arrived?",
@@ -149,7 +150,7 @@ def test_four_questions_and_a_change_in_one_message_keep_the_change_on_the_agend
 ])
 def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop, second):
     agent, engine, llm = shop
-    llm.enqueue("executor", {"requests": [CANCEL, second]})
+    llm.enqueue("executor", {"requests": [CANCEL, second]})  # one sentence: its own sentences cannot tell them apart
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
@@ -157,6 +158,31 @@ def test_a_split_with_a_request_the_message_does_not_hold_leaves_it_whole(shop, 
     res = agent.handle(MIA, TWO, turn_key="i:1", conversation_id="i")
     assert res.outcome == "pending_confirmation" and not res.trace.get(AGENDA)
     assert "Message: " + TWO in prompt_text(llm, "executor", -1)
+
+
+@pytest.mark.parametrize("second", ["Cancel order #T0000002.", "Never cancel order #T0000002."])
+def test_a_split_with_words_the_message_does_not_have_gives_the_messages_own_sentences(second):
+    from chops.pipeline.splitting import split
+    from chops.pipeline.trace import Trace
+
+    text = "Hello! My lamp arrived cracked, I'd like a replacement, the exact same lamp. And cancel order #T0000002."
+    llm = ScriptedLLM().enqueue("executor", {"requests": ["Replace the cracked lamp with an identical one.", second]})
+    trace = Trace()
+    assert split(llm, text, trace) == ["Hello! My lamp arrived cracked, I'd like a replacement, the exact same lamp.",
+                                       "And cancel order #T0000002."]
+    assert [(s["invented"], len(s["own_sentences"])) for s in trace.steps if "requests" in s] == [(True, 2)]
+
+
+@pytest.mark.parametrize("parts", [
+    ["Replace the lamp with an identical one.", "Refund my scarf."],  # the second shares no word with any sentence
+    ["Cancel order #T0000002 right away.", "Replace the cracked lamp with an identical one."],  # out of order
+])
+def test_an_invented_split_the_sentences_cannot_follow_leaves_the_message_whole(parts):
+    from chops.pipeline.splitting import split
+    from chops.pipeline.trace import Trace
+
+    text = "Hello! My lamp arrived cracked, I'd like a replacement, the exact same lamp. And cancel order #T0000002."
+    assert split(ScriptedLLM().enqueue("executor", {"requests": parts}), text, Trace()) == [text]
 
 
 @pytest.mark.parametrize("fallback", [
@@ -190,7 +216,7 @@ def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(sh
     "Refund the kettle from #T0000003 to my card.",  # a thing to refund: a request of its own
 ])
 def test_a_request_that_pays_a_difference_or_adds_a_change_of_its_own_stays_a_request(second):
-    from chops.pipeline.agenda import _with_conditions
+    from chops.pipeline.splitting import _with_conditions
     assert _with_conditions([CANCEL, second]) == [CANCEL, second]
 
 
@@ -329,7 +355,7 @@ def test_a_request_split_off_a_message_is_asked_for_by_its_own_words_not_the_mes
 
 
 def test_a_sentence_with_an_id_no_split_request_holds_joins_the_request_nearest_it():
-    from chops.pipeline.agenda import _with_lost
+    from chops.pipeline.splitting import _with_lost
     message = ("Hello. For order #T0000001, make the address the same as order #T0000002. Also swap its kettle for "
                "the glass one. Finally, cancel #T0000003.")
     parts = ["Make the address the same as order #T0000002.", "Swap the kettle for the glass one.",
