@@ -138,8 +138,9 @@ def goes_on(result: TurnResult) -> bool:
 
 
 def refused(result: TurnResult) -> bool:
-    """Whether ``result`` refused its operation request with a reason (nothing written, no value asked for)."""
-    return result.route == "system" and not result.committed and (result.outcome or "").startswith("refused_") \
+    """Whether ``result``'s (last) request was refused with a reason (no value asked for). Its outcome tells, not
+    ``committed``: a turn whose yes committed one request and whose next request was refused holds both."""
+    return result.route == "system" and (result.outcome or "").startswith("refused_") \
         and result.outcome != "refused_missing_args"
 
 
@@ -152,7 +153,8 @@ def asking_to_go_on(result: TurnResult, lang: str) -> TurnResult:
         return result
     question = translate(lang, N_("Shall I go on with your next request (“{request}”), or is there something "
                                   "you would like in place of this one?"), request=todo[0].strip())
-    return result.model_copy(update={"reply": f"{result.reply}\n\n{question}", "trace": {**result.trace, GO_ON: todo[0]}})
+    return result.model_copy(update={"reply": f"{result.reply}\n\n{question}",
+                                     "trace": {**result.trace, GO_ON: todo[0]}})
 
 
 def joined(first: TurnResult, then: TurnResult) -> TurnResult:

@@ -110,7 +110,8 @@ class Agent:
                 conversation_id=conversation_id, todo=rest))
         lang = reply_language([text, *(t.user_text for t in reversed(history))])
         result = agenda.asking_to_go_on(tally.with_total(result, history, self.currency, lang), lang)
-        if self.closing_question and finished_request(result):
+        # One question at a time: not "anything else?" after "shall I go on with your next request?".
+        if self.closing_question and finished_request(result) and not result.trace.get(agenda.GO_ON):
             result = result.model_copy(update={"reply": f"{result.reply}\n\n{anything_else_reply(lang)}"})
         return result
 

@@ -129,3 +129,29 @@ def test_the_question_is_asked_in_the_customers_language(shop):
     llm.enqueue("verifier", verdict(9))
     res = agent.handle(MIA, text, turn_key="z:1", conversation_id="z")
     assert res.reply.endswith(f"要我接着处理您的下一个请求（\u201c{second}\u201d）吗？还是您想用别的来代替这一个？")
+
+
+def test_a_request_refused_after_a_yes_committed_the_one_before_stops_the_agenda_too(shop):
+    agent, engine, llm = shop
+    cancel = "Cancel order #T0000002, I ordered it by mistake."
+    three = f"Hi! {cancel} Then {REFUSED[0].lower()}{REFUSED[1:]} And ship order #T0000001 to my home address."
+    llm.enqueue("executor", {"requests": [cancel, REFUSED, SHIP]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000002", reason="ordered by mistake"))
+    llm.enqueue("verifier", verdict(9))
+    asked = agent.handle(MIA, three, turn_key="t:1", conversation_id="t")
+    assert asked.outcome == "pending_confirmation" and asked.trace[AGENDA] == [REFUSED, SHIP]
+    llm.enqueue("classifier", YES)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
+    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000004", reason="ordered by mistake"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly",
+                                        "answer": "Order #T0000004 is processed, so it cannot be cancelled."}]})
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, "yes", history=[asked.to_record(three)], turn_key="t:2", conversation_id="t")
+    assert res.committed and order(engine, "#T0000002")["status"] == "cancelled"
+    assert res.outcome == "refused_precondition" and res.trace[AGENDA] == [SHIP] and res.trace[GO_ON] == SHIP
+    assert res.reply.startswith("Done:") and res.reply.endswith("in place of this one?") and llm.pending() == {}
+    assert "Is there anything else" not in res.reply
