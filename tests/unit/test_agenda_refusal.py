@@ -18,9 +18,8 @@ REFUSED = "Cancel order #T0000004, I ordered it by mistake."  # processed: the s
 BOTH = "Hi, please cancel order #T0000004 since I ordered it by mistake, and ship order #T0000001 to my home address."
 
 
-def refused_first(agent, llm):
-    """The first turn: the split, the cancel of the processed order refused (redone once, then told), nothing more."""
-    llm.enqueue("executor", {"requests": [REFUSED, SHIP]})
+def refuse_the_cancel(llm):
+    """The cancel of the processed order proposed, refused, redone once as an answer, verified: the customer is told."""
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
     llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000004", reason="ordered by mistake"))
@@ -28,6 +27,12 @@ def refused_first(agent, llm):
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly",
                                         "answer": "Order #T0000004 is processed, so it cannot be cancelled."}]})
     llm.enqueue("verifier", verdict(9))
+
+
+def refused_first(agent, llm):
+    """The first turn: the split, the cancel of the processed order refused, nothing more."""
+    llm.enqueue("executor", {"requests": [REFUSED, SHIP]})
+    refuse_the_cancel(llm)
     return agent.handle(MIA, BOTH, turn_key="r:1", conversation_id="r")
 
 
@@ -143,13 +148,7 @@ def test_a_request_refused_after_a_yes_committed_the_one_before_stops_the_agenda
     asked = agent.handle(MIA, three, turn_key="t:1", conversation_id="t")
     assert asked.outcome == "pending_confirmation" and asked.trace[AGENDA] == [REFUSED, SHIP]
     llm.enqueue("classifier", YES)
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
-    llm.enqueue("executor", call("cancel_pending_order", order_id="#T0000004", reason="ordered by mistake"))
-    to_system(llm, fresh=False)
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly",
-                                        "answer": "Order #T0000004 is processed, so it cannot be cancelled."}]})
-    llm.enqueue("verifier", verdict(9))
+    refuse_the_cancel(llm)
     res = agent.handle(MIA, "yes", history=[asked.to_record(three)], turn_key="t:2", conversation_id="t")
     assert res.committed and order(engine, "#T0000002")["status"] == "cancelled"
     assert res.outcome == "refused_precondition" and res.trace[AGENDA] == [SHIP] and res.trace[GO_ON] == SHIP
