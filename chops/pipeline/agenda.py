@@ -37,8 +37,9 @@ GO_ON = "go_on"  # the trace key of the request a refusal's reply asked whether 
 def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None) -> None:
     """The turn's agenda (``AGENDA`` in its trace): ``todo`` for a request taken from it; the last turn's when this
     message gives the value it asked for (the request asked about, with this answer, is then the turn's request);
-    else, with an ``llm`` to split with, the message's requests after the first, which becomes the turn's request
-    (``ctx.message`` keeps the whole message, as it does for a request taken from the agenda)."""
+    the last turn's, as ``_resume`` reads the answer, when it asked whether to go on after a refusal; else, with an
+    ``llm`` to split with, the message's requests after the first, which becomes the turn's request (``ctx.message``
+    keeps the whole message, as it does for a request taken from the agenda)."""
     if todo is not None:
         ctx.trace.info[AGENDA] = todo
         ctx.message = history[-1].user_text if history else None  # the message it was split off
