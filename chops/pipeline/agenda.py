@@ -27,7 +27,7 @@ from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
 from chops.pipeline.schemas import MAX_REQUESTS, GoOn
 from chops.pipeline.splitting import may_hold_several, split
-from chops.pipeline.walk import words_of
+from chops.pipeline.walk import made_of, words_of
 from chops.records import TurnRecord, TurnResult
 
 AGENDA = "agenda"  # the trace key of the requests still to do, in order
@@ -106,8 +106,7 @@ def _said_again(request: str, text: str) -> bool:
     """Whether ``text`` asks again for ``request`` (``SAID_AGAIN`` of its words, ``walk.words_of``): a customer
     answering a refusal with their whole list again ("new boots in size 9, and the jigsaw with fewer pieces") has
     the jigsaw's request once, not twice."""
-    words = words_of(request)
-    return bool(words) and len(words & words_of(text)) >= SAID_AGAIN * len(words)
+    return bool(words_of(request)) and made_of(request, text, SAID_AGAIN)
 
 
 def carried_on(result: TurnResult, text: str, history: Sequence[TurnRecord],

@@ -62,6 +62,14 @@ def split(llm: LLM, text: str, trace: Trace) -> list[str]:
     return kept
 
 
+def _placed(parts: list[str], text: str) -> tuple[list[str], list[int]]:
+    """The sentences of ``text`` and each part's place among them: the sentence its words (``walk.words_of``) match
+    best."""
+    sentences = [x.strip() for x in SENTENCE.split(text) if x.strip()]
+    return sentences, [max(range(len(sentences)), key=lambda i: len(words_of(part) & words_of(sentences[i])))
+                       for part in parts]
+
+
 def _own_sentences(parts: list[str], text: str) -> list[str] | None:
     """The sentences of ``text`` grouped by ``parts``: each part's place is the sentence sharing most words with it
     (``walk.words_of``), and a request runs from its place to the next one's (the first from the message's start).
@@ -69,9 +77,7 @@ def _own_sentences(parts: list[str], text: str) -> list[str] | None:
     one sentence cannot be told apart by sentences). The 1.5B wrote "a replacement, exactly the same helmet" as
     "Replace the helmet with an identical one", the split was not taken, and the message's second request was
     never done (own5); the customer's own words cannot turn a request around."""
-    sentences = [x.strip() for x in SENTENCE.split(text) if x.strip()]
-    places = [max(range(len(sentences)), key=lambda i: len(words_of(part) & words_of(sentences[i])))
-              for part in parts]
+    sentences, places = _placed(parts, text)
     if any(not words_of(part) & words_of(sentences[i]) for part, i in zip(parts, places)) \
             or any(a >= b for a, b in zip(places, places[1:])):
         return None
@@ -87,10 +93,7 @@ def _with_lost(parts: list[str], text: str) -> list[str]:
     as order #W…", and the default address was changed (train task 78); "It should be 445 Maple Drive, Suite 394, …"
     was left out of the address change it was for (train task 41)."""
     held = set(typed_ids(parts))
-    sentences = [x.strip() for x in SENTENCE.split(text) if x.strip()]
-    # Each part's place: the sentence its words match best.
-    places = [max(range(len(sentences)), key=lambda i: len(words_of(part) & words_of(sentences[i])))
-              for part in parts]
+    sentences, places = _placed(parts, text)
     out = list(parts)
     for i, sentence in enumerate(sentences):
         if set(typed_ids([sentence])) - held:

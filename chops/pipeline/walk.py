@@ -85,10 +85,10 @@ def words_of(text: str) -> set[str]:
     return stems(text) | set(HAN.findall(text))
 
 
-def made_of(part: str, text: str) -> bool:
-    """Whether ``IN_MESSAGE`` of ``part``'s words (``words_of``) are in ``text``; a part of no such words is."""
+def made_of(part: str, text: str, share: float = IN_MESSAGE) -> bool:
+    """Whether ``share`` of ``part``'s words (``words_of``) are in ``text``; a part of no such words is."""
     words = words_of(part)
-    return not words or len(words & words_of(text)) >= IN_MESSAGE * len(words)
+    return not words or len(words & words_of(text)) >= share * len(words)
 
 
 def values_in(sources: Iterable[Any], paths: Iterable[str]) -> list[str]:
