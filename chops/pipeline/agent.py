@@ -191,7 +191,7 @@ class Agent:
             refused = refused_plan(cand, ctx.history, self.looks_up) \
                 if i < rounds and not ctx.refusal_redone else None
             if refused is not None:
-                redo(ctx, cand, refused)
+                redo(ctx, cand, refused, self.operations)
                 continue
             repeated = identity(cand) in ctx.verdicts
             with self.llm.at_tier(ctx.tier):

@@ -74,6 +74,14 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -
     return next((o.kind for o in swaps if o.named_in(request)), None)
 
 
+def names_write(op: Operation, request: str, operations: Iterable[Operation]) -> bool:
+    """Whether ``request`` names the write ``op``: its kind ("cancel", what else it is ``called``) or a word of its name
+    that no swap's name holds ("address", "payment"). A swap counts as named: "make the lamp the brighter one" names
+    none of a swap's words."""
+    shared = {w for o in operations if o.writes and o.choice_pairs() for w in o.words}
+    return bool(op.choice_pairs()) or op.named_in(request) or any(named(w, request) for w in set(op.words) - shared)
+
+
 def no_swap_asked(request: str, texts: Iterable[str], operations: Iterable[Operation], sources: Iterable[Any]) -> bool:
     """Whether ``request`` asks for a write that is no swap ("return", "cancel") and for nothing a swap would need: no
     swap's kind, no word of a change (``asking.swap_word``), no question, and the customer's ``texts`` compare no
@@ -168,16 +176,18 @@ def _same_item(known: set[str]) -> re.Pattern[str]:
 
 
 def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
-                 sources: Iterable[Any]) -> str | None:
-    """The features a swapped line's new item has and the line lacks where ``request`` asks for the same item
-    ("exchange the tablet for the same item", not "the same one but in red") and the customer's words mention none
-    of them; else None. Asked for "the same item, else just return it", the 1.5B proposed a 7-inch tablet for the
-    10-inch one (train task 30)."""
+                 sources: Iterable[Any]) -> tuple[str, bool] | None:
+    """(the features a swapped line's new item has and the line lacks, whether the line's own variant is listed as not
+    sold now) where ``request`` asks for the same item ("exchange the tablet for the same item", not "the same one
+    but in red") and the customer's words mention none of them; else None. Asked for "the same item, else just
+    return it", the 1.5B proposed a 7-inch tablet for the 10-inch one (train task 30). Told only that the helmet
+    proposed differed, a customer would not know the same one is sold out (own5)."""
     texts, sources = list(texts), list(sources)
     known = known_names(record_fields(sources, set(op.choice_names().values())))
     same = _same_item(known)
     if not same.search(request):
         return None
+    excluded = [d.get("excluded") for d in op.choice_described().values()]  # "NOT available"
     for line in swapped_lines(op, args, texts, sources):
         if line.sentences and not any(_same_of(s, line.name, known, same) for s in line.sentences):
             continue  # the same item asked for another product ("the boots with the same specs, and the jigsaw …")
@@ -186,7 +196,7 @@ def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: It
         if wanted and not set(wanted) & mentioned_features(line.now, texts):
             options = kept(line, sources)[0]  # the customer is told "size 7, waterproof no", not "7, no" (task 107)
             named = [f"{o} {v}" for o in options if (v := value_of(line.now, o, options)) not in (None, options[o])]
-            return ", ".join(named or wanted)
+            return ", ".join(named or wanted), any(m and m in line.was for m in excluded)
     return None
 
 
@@ -260,7 +270,8 @@ def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, text
     (``swapped.unmet``), the price's side (``prices.against_price``) or a bound (``prices.over_budget``); else None."""
     changed = not_the_same(op, args, request, texts, sources)
     if changed is not None:
-        return "the same item", f"you asked for the same item, and this one differs ({changed})"
+        gone = ", which is not available now" if changed[1] else ""
+        return "the same item", f"you asked for the same item{gone}, and this one differs ({changed[0]})"
     kept = unkept(op, args, texts, sources)
     if kept is not None:
         return f"the same {kept[0]}", f"you asked for the same {kept[0]}, and this new item has {kept[1]}"

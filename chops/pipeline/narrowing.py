@@ -18,9 +18,10 @@ def _asked_for(group: list[str], said: str, described: dict[str, str], old: set[
     the ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too), and not in a
     place whose feature the customer says beside another place's name (``_placed_elsewhere``; ``labels``: the places'
     names in order)."""
-    wanted = {v: {(i, f) for i, f in mentioned_at(described.get(v, ""), said)
-                  if f not in old and not _placed_elsewhere(i, f, said, labels or [])} for v in group}
-    return _one_place_each(wanted, said)
+    spoken = {v: {(i, f) for i, f in mentioned_at(described.get(v, ""), said)
+                  if not _placed_elsewhere(i, f, said, labels or [])} for v in group}
+    wanted = {v: {(i, f) for i, f in found if f not in old} for v, found in spoken.items()}
+    return _one_place_each(wanted, said, spoken)
 
 
 def _placed_elsewhere(at: int, feature: str, said: str, labels: list[str]) -> bool:
@@ -42,14 +43,17 @@ def _placed_elsewhere(at: int, feature: str, said: str, labels: list[str]) -> bo
     return any(names(w, others) for w in after) and not any(names(w, own) for w in after)
 
 
-def _one_place_each(wanted: dict[str, set[tuple[int, str]]], said: str) -> dict[str, set[tuple[int, str]]]:
+def _one_place_each(wanted: dict[str, set[tuple[int, str]]], said: str,
+                    spoken: dict[str, set[tuple[int, str]]]) -> dict[str, set[tuple[int, str]]]:
     """``wanted`` (``_asked_for``) without a feature said in a place where others are said too, where the only words
-    that say the one feature said in another place say it too: "a medium one, red, with high ventilation" asks for
-    size M ("medium") and high ventilation, not for a medium or a high one (alternatives); "size M, … medium
-    first, else heavy" says M on its own, so the medium stays an alternative."""
+    that say the one feature said in another place (of every feature ``spoken``, the old line's too) say it too: "a
+    medium one, red, with high ventilation" asks for size M ("medium") and high ventilation, not for a medium or a
+    high one (alternatives), and so does "the medium blue one with high ventilation" of a blue M helmet with low
+    ventilation (own5: the 1.5B chose a white one); "size M, … medium first, else heavy" says M on its own, so the
+    medium stays an alternative."""
     places = _places(wanted)
     lone = [(j, {form for form in forms(next(iter(fs))) if f" {form} " in said})
-            for j, fs in places.items() if len(fs) == 1]
+            for j, fs in _places(spoken).items() if len(fs) == 1]
     shared = {(i, f) for i, fs in places.items() if len(fs) > 1 for f in fs
               if any(j != i and spelt and spelt <= forms(f) for j, spelt in lone)}
     if not shared or any(not places[i] - {f for k, f in shared if k == i} for i, _ in shared):

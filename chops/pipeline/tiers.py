@@ -18,11 +18,13 @@ confirming attempt by the stronger one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told
+from chops.pipeline.kinds import names_write
 from chops.pipeline.prompting import fragment
 from chops.records import TurnRecord
 
@@ -75,7 +77,7 @@ def _noted(step: Step, key: str) -> Any:
     return (step.result.data or {}).get(key) if step.result is not None else None
 
 
-def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
+def redo(ctx: TurnContext, cand: Candidate, refused: Step, operations: Mapping[str, Operation]) -> None:
     """Reject ``cand`` (``refused_plan``) without the verifier, once a turn, with the refusal as feedback. An
     operation refused against a precondition, or refused with the same arguments in an earlier turn
     (``refused_before``), is not offered to the retry: told that order #W… is delivered, the 1.5B model proposed
@@ -86,13 +88,17 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step) -> None:
     the customer said what to do should their condition fail ("if it's under $200 exchange it; if not, return it"),
     that request replaces the turn's (the whole message stays ``ctx.message``) and the swap is barred: told the
     refusal and those words, the 1.5B wrote the refusal back and never proposed the return (train task 89); unless
-    that request is a swap too (``again``: "then only exchange the thermostat")."""
+    that request is a swap too (``again``: "then only exchange the thermostat"). So too a write that changed nothing
+    where the request does not name it (``kinds.names_write``; ``operations``: the pack's): asked to "make the
+    skateboard the 28 inch one" in a pending order, the 1.5B proposed the order's address change to the address it
+    had, twice, and the customer heard "Done: nothing needed to change" (own5)."""
     ctx.refusal_redone = True
     noop = refused.result.outcome == Outcome.OK_NOOP
     cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
     said = _noted(refused, "fallback")
     if refused.result.outcome == Outcome.REFUSED_PRECONDITION or refused_before(ctx.history, refused) \
-            or _noted(refused, "other_kind") or (said and not _noted(refused, "again")):
+            or _noted(refused, "other_kind") or (said and not _noted(refused, "again")) \
+            or (noop and not names_write(operations[refused.operation], ctx.text, operations.values())):
         ctx.barred.add(refused.operation)
     # The write the request named for the state the record is in ("cancel or return" of a delivered order): told why
     # the cancel was refused, the 1.5B wrote the refusal back as its answer (train task 14), so the redo must propose it.

@@ -100,6 +100,16 @@ def test_a_size_said_in_words_is_its_letters_and_names_no_other_place():
     assert new_items("a medium rain jacket instead", sources=sources) == ("jk-m-navy-medium",)
 
 
+def test_a_size_said_in_words_names_no_other_place_where_it_is_the_old_lines_size_too():
+    jacket = {**JACKET, "variants": {**JACKET["variants"], "jk-m-navy-light": "M, navy, light; $82.00; NOT available"}}
+    order = {**JACKET_ORDER, "items": [{"item_id": "jk-m-navy-light", "product_id": "p-jk", "name": "Rain Jacket",
+                                        "options": "size: M, color: navy, lining: light"}]}
+    sources = (PROFILE, order, jacket)
+    # "medium" is the size the jacket already has (M), not a lining said beside the heavy one: M and heavy (own5)
+    assert new_items("Then the medium navy one with a heavy lining is fine.", sources=sources) == ("jk-m-navy-heavy",)
+    assert new_items("the rain jacket, medium, but with the heavy lining", sources=sources) == ("jk-m-navy-heavy",)
+
+
 def test_of_alternatives_ranked_in_one_place_the_one_said_first_is_taken_where_one_is_left():
     sources = (PROFILE, JACKET_ORDER, JACKET)
     assert new_items("rain jacket in size M please; for the lining a heavy one first, then medium",

@@ -206,6 +206,16 @@ def test_a_swap_to_another_variant_where_the_same_item_is_asked_for_is_refused(r
     assert not refused or ("same item" in found.message and "(material steel)" in found.message)
 
 
+def test_the_same_item_refused_says_where_it_is_sold_out():
+    request_text = "It came dented, so I'd like a replacement: exactly the same kettle."
+    sold_out = {**KETTLE, "variants": {**KETTLE["variants"], "k-glass-1l": "glass, 1L; $45.50; NOT available"}}
+    found = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text], [ORDER, sold_out])
+    assert found.message == "you asked for the same item, which is not available now, and this one differs " \
+                            "(material steel)"
+    found = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text], [ORDER, KETTLE])
+    assert found.message == "you asked for the same item, and this one differs (material steel)"
+
+
 def test_the_same_item_is_asked_of_the_product_named_nearest_before_it():
     """One sentence, two products: "new boots with the same specs, and the jigsaw with a fancier theme" asks the same
     item of the boots only (train task 107)."""

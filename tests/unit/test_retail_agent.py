@@ -415,6 +415,28 @@ def test_a_plan_that_changes_nothing_from_an_earlier_turns_look_ups_is_redone_to
     assert loader.export(engine) == before and llm.pending() == {}
 
 
+@pytest.mark.parametrize("message, barred", [
+    ("In the order that hasn't shipped, make the scarf blue and the kettle the glass one", True),  # item changes
+    ("Could the order that hasn't shipped go to 1 Test Way, Testville ZZ 11111?", True),  # "go to": no word of it
+    ("Change the shipping address of #T0000001 to 1 Test Way, Testville ZZ 11111", False),  # the change it names
+])
+def test_a_plan_that_changes_nothing_is_redone_without_it_where_the_request_does_not_name_it(shop, message, barred):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", call("modify_pending_order_address", order_id="#T0000001", address1="1 Test Way",
+                                 address2="", city="Testville", state="ZZ", country="USA", zip="11111"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It ships there already."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, message, turn_key="z:1", conversation_id="z")
+    assert "it changes nothing, that is already so" in prompt_text(llm, "executor", 2)
+    # Asked for the scarf's change, the 1.5B proposed the order's address change to the address it had, twice (own5).
+    assert ("modify_pending_order_address" in _offered(llm, 2)) is not barred
+    assert result.reply.startswith("It ships there already.") and loader.export(engine) == before
+
+
 def _ask_return(agent, llm, items: list[str], text: str, key: str, fresh: bool = True):
     if fresh:
         to_system(llm)
