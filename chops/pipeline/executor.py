@@ -39,16 +39,8 @@ from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, no_swap_asked
-from chops.pipeline.lookups import (
-    conversation_lookups,
-    follow_ups,
-    looked_up,
-    looked_up_first,
-    Reader,
-    lookup_record,
-    observations_section,
-    seen_data,
-)
+from chops.pipeline.lookups import (Reader, conversation_lookups, follow_ups, looked_up, looked_up_first, lookup_record,
+                                    observations_section, seen_data, unread_named)
 from chops.pipeline.prompting import fragment, messages, section, without_instructions
 from chops.pipeline.refusals import refuse
 from chops.pipeline.repairs import not_of_sources, repaired
@@ -175,6 +167,10 @@ class Executor:
                 "executor", msgs, schema, ledger=lg), route="system", step=n, **({"asking": True} if asking else {}))
             calls = [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls
                      if c.operation != ANSWER_DIRECTLY]
+            unread = [] if calls or n == self.steps else unread_named(choices, sources, lookups, ctx.text)
+            if unread and self._look_up(ctx, unread, lookups, step):  # not answered before the record named is read
+                acting = step["read_first"] = True
+                continue
             if not calls:  # an answer from the look-ups (only offered when the pack has look-ups)
                 answer = next(c.answer for c in out.calls if c.operation == ANSWER_DIRECTLY)
                 step["answer"] = answer = without_instructions(answer) if ctx.feedback else answer

@@ -19,7 +19,7 @@ from chops.domain.system import SystemApi
 from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.described import descriptions, plain_words
 from chops.pipeline.prompting import clip, fragment, section
-from chops.pipeline.walk import mentions, records
+from chops.pipeline.walk import mentioned, mentions, record_fields, records, values_in
 
 # Characters of one look-up's result in the next prompt: an order's lines, a product's variants, and the shop's
 # whole product list (1,492 characters; at 900 "T-Shirt" was cut off and the model never saw its id).
@@ -190,6 +190,27 @@ def looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Opera
     known = {(name, arg) for name, arg, _, _ in options}
     ready = tuple(op for op in offered if not op.writes or all((op.name, arg) in known for arg in op.choice_keys()))
     return ready if any(op.observe for op in ready) else offered
+
+
+def unread_named(operations: Iterable[Operation], sources: list[Any], lookups: Iterable[Step],
+                 message: str) -> list[tuple[str, dict[str, Any]]]:
+    """The look-ups of the records ``message`` names by what they hold (``walk.mentioned``: "the skateboard in my
+    order" names the order holding one; of those, the ones whose id it types), with a look-up of one argument that
+    takes them, where ``lookups`` has read none of them. Asked to make the skateboard of a pending order the 28 inch
+    one, the 1.5B, having read another order, wrote "the skateboard is already the 28 inch one" without reading the
+    order (it was 31 inch; own5)."""
+    lookups, out = list(lookups), []
+    for op in operations:
+        names, args = op.choice_names(), op.arg_names()
+        if not op.observe or op.writes or len(args) != 1 or args[0] not in names:
+            continue
+        arg = args[0]
+        fields = record_fields(sources, {names[arg]})[names[arg]]
+        named = mentioned(values_in(sources, op.choice_keys()[arg]), fields, message)
+        named = [v for v in named if v in message] or named
+        if not any(s.operation == op.name and s.args.get(arg) in named for s in lookups):
+            out += [(op.name, {arg: v}) for v in named]
+    return out
 
 
 class Reader:

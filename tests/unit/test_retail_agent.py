@@ -5,6 +5,7 @@ another customer's order is never touched."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -159,7 +160,7 @@ def _offered(llm: ScriptedLLM, index: int) -> str:
 def test_a_payment_or_address_change_is_offered_only_where_the_customer_speaks_of_it(shop, message, paying,
                                                                                      addressing, own):
     agent, _, llm = shop
-    look_up_and_answer(agent, llm, message, "#T0000001")
+    look_up_and_answer(agent, llm, message, next(iter(re.findall(r"#T\d+", message)), "#T0000001"))
     assert ("modify_pending_order_payment" in _offered(llm, 0)) is paying
     assert ("modify_pending_order_address" in _offered(llm, 0)) is addressing
     assert ("modify_user_address" in _offered(llm, 0)) is own  # their default address: only as their own
