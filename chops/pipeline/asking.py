@@ -32,6 +32,10 @@ _ASKING_ABOUT = re.compile(rf"(?:^|[.:;!?]\s)\s*(?:{_LEAD})?{_ASKS[0]}|{_ASKS[1]
 # A clause of a message, and one that asks about something: "What's the tracking number, and how much did I pay?"
 _CLAUSE = re.compile(r"[.;!?？。；]|,\s*(?=(?:and|but|also)\b)|，")
 _ASKING = re.compile(rf"^\s*(?:(?:and|but|also)\s+)?(?:{_LEAD})?{_ASKS[0]}|{_ASKS[1]}", re.IGNORECASE)
+# A change only supposed in a question: "how much would I get back if I returned the watch?", "what would the refund
+# be on the grinder?" ask what it would do, not for it (own6: the 1.5B proposed the watch's return).
+_SUPPOSED = re.compile(r"\b(?:if (?:i|we)|would)\b[^,.;!?]*", re.IGNORECASE)
+_SENTENCES = re.compile(r"[^.;!?？。；]+[.;!?？。；]*")
 
 
 def unasked_write(op: Operation, request: str, operations: Iterable[Operation]) -> bool:
@@ -52,14 +56,17 @@ def only_asks(request: str, operations: Iterable[Operation]) -> bool:
 
 
 def asks_only(request: str, operations: Iterable[Operation], own: Iterable[str]) -> bool:
-    """Whether ``request`` asks about something and names no change (``names_change``), nor one of the words ``own``
-    outside the clauses that ask about something."""
-    if not _ASKING_ABOUT.search(request):
+    """Whether ``request`` asks about something and names no change (``names_change``; a change only supposed in a
+    clause that asks, ``_SUPPOSED``, is none), nor one of the words ``own`` outside the clauses that ask about
+    something."""
+    asked = "".join(_SUPPOSED.sub(" ", c) if _ASKING_ABOUT.search(c) or question(c) else c
+                    for c in _SENTENCES.findall(request))
+    if not _ASKING_ABOUT.search(request) and not _ASKING_ABOUT.search(asked.lstrip(" ,")):
         return False
     # A write's own words count outside what is asked about: "how much did I pay for the camera?" asks for no change
     # of a payment method (our own conversations: the 1.5B, offered the writes, proposed the camera's exchange).
-    rest = " ".join(c for c in _CLAUSE.split(request) if not _ASKING.search(c))
-    return not names_change(request, operations) and not any(named(w, rest) for w in own)
+    rest = " ".join(c for c in _CLAUSE.split(asked) if not _ASKING.search(c))
+    return not names_change(asked, operations) and not any(named(w, rest) for w in own)
 
 
 def names_change(text: str, operations: Iterable[Operation]) -> bool:

@@ -71,19 +71,26 @@ def not_to_change(op: Operation, args: Mapping[str, Any], request: str, texts: I
     name other products it changes besides, and the ``request`` does not take in the whole record ("all",
     "everything"; "both" counts what it names); and those the ``request`` names only as not to change, where it names
     one it changes ("only the desk lamp, not the water bottle": ``_NOT_THIS``; the 1.5B proposed both again, and the
-    customer's yes committed them, train task 7)."""
+    customer's yes committed them, train task 7); and, beside products named, those none of the ``texts`` name where
+    the ``request`` takes in no more than it names."""
     keys, texts, lines = op.choice_names(), list(texts), _lines(op, args)
     if not lines or _WHOLE.search(request):
         return set()
     fields = record_fields(sources, set(keys.values()))
     changed = {str(n) for arg in lines for v in args[arg] for n in names_of(fields[keys[arg]].get(str(v)))}
     bare = [_blanked(_HOLDING, t) for t in texts]
+    # Beside products asked for, those no message names, where the request takes in no more ("all", "everything
+    # but"): asked to "return it" (a watch), the 1.5B listed every line of an order holding one (own6).
+    said_words = set().union(*(stems(t) for t in texts))
+    unnamed = {n for n in changed if not any(_part_of(w, word) for word in stems(n) for w in said_words)}
+    if _ALL_OF.search(request) or not any(mentions(_blanked(_NOT_THIS, t), n) for n in changed for t in bare):
+        unnamed = set()
     asked = {n for n in changed if any(mentions(t, n) for t in bare)}
     only = {n for n in changed - asked if any(mentions(t, n) for t in texts)}
     # The newest words count over the earlier: "only the desk lamp, not the water bottle", after both were asked for.
     wanted = {n for n in changed if mentions(_blanked(_NOT_THIS, _blanked(_HOLDING, request)), n)}
     refused = {n for n in changed - wanted if mentions(request, n)}
-    return (only if asked else set()) | (refused if wanted else set())
+    return (only if asked else set()) | (refused if wanted else set()) | unnamed
 
 
 def _blanked(pattern: re.Pattern[str], text: str) -> str:

@@ -99,6 +99,13 @@ def test_a_writes_own_word_in_what_is_asked_about_asks_for_no_change():
     assert not only_asks("Check how much I paid, and cancel the kettle order", ops)
     assert not only_asks("What's the status of my order, and please ship it to my office instead", ops)
     assert not only_asks("How much did I pay? Can you pay the rest with my gift card?", ops)
+    # A change only supposed asks what it would do (own6): answered, not proposed; asked for beside it, it is offered.
+    assert only_asks("Quick question: how much would I get back if I returned the kettle that came with my scarf?", ops)
+    assert only_asks("What would the refund be on the kettle I received?", ops)
+    assert only_asks("If I exchanged the scarf for the blue one, how much more would I pay?", ops)
+    assert not only_asks("How much would I get back for the kettle? Please return it.", ops)
+    assert not only_asks("What would it cost, and could you exchange it for the steel one", ops)
+    assert not only_asks("Would you return the kettle I received?", ops)
 
 
 def test_the_kind_of_another_swap_asks_for_this_one():
@@ -453,6 +460,20 @@ def _two(*items: str, order_id: str = "#T0000003") -> dict:
 def test_a_product_named_only_to_say_which_order_is_left_out_of_the_write(request_text, args, left):
     fixed = unmarked(RETURN, args, request_text, [request_text], [OVERVIEW, *ORDERS])
     assert (fixed and fixed["item_ids"]) == left and (fixed is None or fixed["order_id"] == "#T0000003")
+
+
+@pytest.mark.parametrize("texts, args, left", [
+    # "it" is the scarf asked about before: the kettle nobody named is left out (own6: every line of the order)
+    (["Okay, then please return it", "How much would I get back for the scarf I received?"],
+     _two("k-glass-1l", "s-silk-red"), ["s-silk-red"]),
+    (["Return the scarf please"], _two("s-silk-red", "k-glass-1l"), ["s-silk-red"]),
+    (["Return the scarf and everything else in that order"], _two("s-silk-red", "k-glass-1l"), None),  # takes in all
+    (["Return all of it", "How much would I get back for the scarf?"], _two("k-glass-1l", "s-silk-red"), None),
+    (["Return the items of #T0000003"], _two("k-glass-1l", "s-silk-red"), None),  # names no product: as it is
+])
+def test_lines_of_products_no_message_names_are_left_out_beside_those_asked_for(texts, args, left):
+    fixed = unmarked(RETURN, args, texts[0], texts, [OVERVIEW, *ORDERS])
+    assert (fixed and fixed["item_ids"]) == left
 
 
 def test_a_swaps_new_item_goes_with_the_line_left_out():
