@@ -445,6 +445,10 @@ def _two(*items: str, order_id: str = "#T0000003") -> dict:
     ("From my delivered order containing the kettle: return the scarf", _two("s-silk-red", "k-glass-1l"),
      ["s-silk-red"]),
     ("Return both, the scarf in the order with the kettle", _two("s-silk-red", "k-glass-1l"), ["s-silk-red"]),
+    ("How much for the scarf that came with my kettle? Then return it", _two("s-silk-red", "k-glass-1l"),
+     ["s-silk-red"]),  # own6
+    ("Also the scarf I got together with the kettle", _two("k-glass-1l", "s-silk-red"), ["s-silk-red"]),
+    ("Return the kettle, and the scarf that arrived with the kettle", _two("s-silk-red", "k-glass-1l"), None),
     ("Please return the scarf from my order with the kettle", _two("s-silk-red"), None),  # what was asked
     ("Return the scarf and the kettle from my order with the kettle", _two("s-silk-red", "k-glass-1l"), None),
     ("Return my order with the kettle and the scarf", _two("s-silk-red", "k-glass-1l"), None),  # names no other
