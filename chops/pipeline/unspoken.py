@@ -11,7 +11,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.pipeline.several import ALL_BUT, EVERY, EVERY_ZH, pattern
-from chops.pipeline.walk import mentions, names_of, record_fields, stems
+from chops.pipeline.walk import mentions, names_of, record_fields, records, scalars, stems
 
 # Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
 # "another order of mine went to the old address".
@@ -83,8 +83,12 @@ def not_to_change(op: Operation, args: Mapping[str, Any], request: str, texts: I
     bare = [_blanked(_HOLDING, t) for t in texts]
     # Beside products asked for, those no message names, where the request takes in no more ("all", "everything
     # but"): asked to "return it" (a watch), the 1.5B listed every line of an order holding one (own6).
-    said_words = set().union(*(stems(t) for t in texts))
-    unnamed = {n for n in changed if not any(_part_of(w, word) for word in stems(n) for w in said_words)}
+    said_words, typed = set().union(*(stems(t) for t in texts)), " ".join(texts).lower()
+    # A line whose id (or product's, or new item's) the customer typed is named too ("change item 1656367028 to …").
+    ids = {str(n) for arg in lines for i, v in enumerate(args[arg]) if _typed(op, args, arg, i, sources, typed)
+           for n in names_of(fields[keys[arg]].get(str(v)))}
+    unnamed = {n for n in changed - ids if not any(mentions(t, n) for t in texts)
+               and not any(_part_of(w, word) for word in stems(n) for w in said_words)}
     if _ALL_OF.search(request) or not any(mentions(_blanked(_NOT_THIS, t), n) for n in changed for t in bare):
         unnamed = set()
     asked = {n for n in changed if any(mentions(t, n) for t in bare)}
@@ -93,6 +97,17 @@ def not_to_change(op: Operation, args: Mapping[str, Any], request: str, texts: I
     wanted = {n for n in changed if mentions(_blanked(_NOT_THIS, _blanked(_HOLDING, request)), n)}
     refused = {n for n in changed - wanted if mentions(request, n)}
     return (only if asked else set()) | (refused if wanted else set()) | unnamed
+
+
+def _typed(op: Operation, args: Mapping[str, Any], arg: str, i: int, sources: Iterable[Any], typed: str) -> bool:
+    """Whether the ``typed`` text holds the id of line ``i`` of ``arg``, of its swap's new item, or a scalar of a record
+    holding it (its product's id)."""
+    partner = next((p["partner"] for a, p in op.choice_pairs().items() if a == arg), None)
+    new = (args.get(partner) or [])[i:i + 1] if partner else []
+    line = str(args[arg][i])
+    held = [str(x) for data in sources for node in records(data) if line in map(str, scalars(node))
+            for x in scalars(node)]
+    return any(len(v) >= 4 and v.lower() in typed for v in [line, *map(str, new), *held])
 
 
 def _blanked(pattern: re.Pattern[str], text: str) -> str:

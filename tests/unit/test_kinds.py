@@ -474,6 +474,9 @@ def test_a_product_named_only_to_say_which_order_is_left_out_of_the_write(reques
     (["Return the scarf and everything else in that order"], _two("s-silk-red", "k-glass-1l"), None),  # takes in all
     (["Return all of it", "How much would I get back for the scarf?"], _two("k-glass-1l", "s-silk-red"), None),
     (["Return the items of #T0000003"], _two("k-glass-1l", "s-silk-red"), None),  # names no product: as it is
+    # a line told by its id (or its product's) is named too (train task 21: "change item 1656367028 to …")
+    (["Also return item k-glass-1l", "Return the scarf please"], _two("s-silk-red", "k-glass-1l"), None),
+    (["Also return p-kettle from that order", "Return the scarf please"], _two("s-silk-red", "k-glass-1l"), None),
 ])
 def test_lines_of_products_no_message_names_are_left_out_beside_those_asked_for(texts, args, left):
     fixed = unmarked(RETURN, args, texts[0], texts, [OVERVIEW, *ORDERS])
