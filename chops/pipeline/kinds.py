@@ -66,10 +66,8 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -
     is no swap, nor a word of ``op``'s name that no swap's name holds ("address", "payment", "return"); else None."""
     writes = [o for o in operations if o.writes]
     swaps = [o for o in writes if o.choice_pairs()]
-    if op.choice_pairs() or not swaps or any(o.named_in(request) for o in writes if not o.choice_pairs()):
-        return None
-    shared = {w for o in swaps for w in o.words}
-    if any(named(w, request) for w in set(op.words) - shared):
+    if op.choice_pairs() or not swaps or any(o.named_in(request) for o in writes if not o.choice_pairs()) \
+            or names_write(op, request, writes):
         return None
     return next((o.kind for o in swaps if o.named_in(request)), None)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.pipeline.several import ALL_BUT, EVERY, EVERY_ZH, pattern
-from chops.pipeline.walk import mentions, names_of, record_fields, records, scalars, stems
+from chops.pipeline.walk import holding, mentions, names_of, record_fields, scalars, stems
 
 # Words by which a request takes in what it does not name: "return everything but the lamp", "cancel all my orders",
 # "another order of mine went to the old address".
@@ -53,11 +53,17 @@ def unspoken(op: Operation, args: Mapping[str, Any], request: str, texts: Iterab
     fields = record_fields(sources, set(keys.values()))
     changed = {str(n) for arg in lines for v in names_of(args[arg]) for n in names_of(fields[keys[arg]].get(str(v)))}
     said_words = set().union(*(stems(t) for t in texts))
-    if not changed or any(_part_of(w, word) for n in changed for word in stems(n) for w in said_words):
+    if not changed or any(_said_in_part(n, said_words) for n in changed):
         return None
     held = {str(n) for key in set(keys.values()) for field in fields[key].values() for n in names_of(field)}
     said = sorted(n for n in held - changed if any(mentions(t, n) for t in texts))
     return (", ".join(said), ", ".join(sorted(changed))) if said else None
+
+
+def _said_in_part(name: str, said_words: set[str]) -> bool:
+    """Whether a word of ``name`` is one of the customer's ``said_words`` (``walk.stems``) or has one as a part
+    (``_part_of``)."""
+    return any(_part_of(w, word) for word in stems(name) for w in said_words)
 
 
 def _part_of(said: str, word: str) -> bool:
@@ -87,8 +93,8 @@ def not_to_change(op: Operation, args: Mapping[str, Any], request: str, texts: I
     # A line whose id (or product's, or new item's) the customer typed is named too ("change item 1656367028 to …").
     ids = {str(n) for arg in lines for i, v in enumerate(args[arg]) if _typed(op, args, arg, i, sources, typed)
            for n in names_of(fields[keys[arg]].get(str(v)))}
-    unnamed = {n for n in changed - ids if not any(mentions(t, n) for t in texts)
-               and not any(_part_of(w, word) for word in stems(n) for w in said_words)}
+    unnamed = {n for n in changed - ids
+               if not any(mentions(t, n) for t in texts) and not _said_in_part(n, said_words)}
     if _ALL_OF.search(request) or not any(mentions(_blanked(_NOT_THIS, t), n) for n in changed for t in bare):
         unnamed = set()
     asked = {n for n in changed if any(mentions(t, n) for t in bare)}
@@ -99,14 +105,13 @@ def not_to_change(op: Operation, args: Mapping[str, Any], request: str, texts: I
     return (only if asked else set()) | (refused if wanted else set()) | unnamed
 
 
-def _typed(op: Operation, args: Mapping[str, Any], arg: str, i: int, sources: Iterable[Any], typed: str) -> bool:
+def _typed(op: Operation, args: Mapping[str, Any], arg: str, i: int, sources: list[Any], typed: str) -> bool:
     """Whether the ``typed`` text holds the id of line ``i`` of ``arg``, of its swap's new item, or a scalar of a record
-    holding it (its product's id)."""
-    partner = next((p["partner"] for a, p in op.choice_pairs().items() if a == arg), None)
+    holding it (its product's id: ``walk.holding``)."""
+    partner = op.choice_pairs().get(arg, {}).get("partner")
     new = (args.get(partner) or [])[i:i + 1] if partner else []
     line = str(args[arg][i])
-    held = [str(x) for data in sources for node in records(data) if line in map(str, scalars(node))
-            for x in scalars(node)]
+    held = [x for node in holding(sources, line) for x in scalars(node)]
     return any(len(v) >= 4 and v.lower() in typed for v in [line, *map(str, new), *held])
 
 
