@@ -76,9 +76,10 @@ def _resume(ctx: TurnContext, history: Sequence[TurnRecord], llm: LLM) -> None:
     """The customer's answer to "shall I go on with your next request, or is there something you would like in place
     of this one?", read by the model (``GoOn``). Go on: the next request is the turn's, the rest its agenda. Anything
     else (what they want in the refused one's place, a question): the message is handled first, and the rest after
-    it, but for a request the message says again (the customer repeating their whole list). There is no "stop": the
-    next change still waits for its own yes, and a never-mind drops the agenda as it always does; read as a no to
-    the next request, "then leave that order as it is" and "then I'll send it back instead" lost it (own5)."""
+    it, but for a request the message says again (the customer repeating their whole list). The model is asked for
+    no "stop": read as a no to the next request, "then leave that order as it is" and "then I'll send it back
+    instead" lost it (own5). A never-mind, and a thanks or goodbye ("No, that's all, thanks"), end the agenda as the
+    small-talk gate reads them (``goes_on``)."""
     rest, last = left(history), history[-1].trace or {}
     msgs = messages("pipeline_go_on", refused=last.get("request") or history[-1].user_text, following=rest[0],
                     request=ctx.text)
@@ -131,10 +132,14 @@ def left(history: Sequence[TurnRecord]) -> list[str]:
 def goes_on(result: TurnResult) -> bool:
     """Whether the next request may be taken up after ``result``: its request is done (committed, answered), not
     refused (the customer is asked first: ``asking_to_go_on``), not waiting for the customer (a yes, a missing
-    value, staff) and not dropped or handed off."""
+    value, staff) and not dropped, ended ("no, that's all, thanks": the next change was proposed to a customer who
+    had just said they wanted nothing more) or handed off."""
     waiting = result.pending or result.queued or result.error or result.outcome in (
         PENDING_OUTCOME, UNSURE_OUTCOME, "refused_missing_args")
-    return not waiting and not refused(result) and result.route not in ("handoff", "cancel", "not_in_system", None)
+    return not waiting and not refused(result) and result.route not in ENDS
+
+
+ENDS = ("handoff", "cancel", "thanks", "not_in_system", None)  # the routes after which the agenda is not taken up
 
 
 def refused(result: TurnResult) -> bool:

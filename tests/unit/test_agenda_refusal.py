@@ -79,10 +79,26 @@ def test_a_reply_of_no_request_is_answered_and_the_next_request_still_waits_for_
     agent, engine, llm = shop
     history = [refused_first(agent, llm).to_record(BOTH)]
     llm.enqueue("classifier", INSTEAD)
-    llm.enqueue("classifier", {"route": "small_talk"}).enqueue("classifier", {"route": "thanks_or_goodbye"})
+    to_system(llm)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly",
+                                        "answer": "Then order #T0000004 stays as it is."}]})
+    llm.enqueue("verifier", verdict(9))
     ship_next(llm)
-    res = agent.handle(MIA, "No, that's all, thanks.", history=history, turn_key="r:2", conversation_id="r")
+    res = agent.handle(MIA, "Then leave that order as it is.", history=history, turn_key="r:2", conversation_id="r")
     assert res.outcome == "pending_confirmation" and res.trace["request"] == SHIP and llm.pending() == {}
+    assert order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"
+
+
+@pytest.mark.parametrize("answer", ["No, that's all, thanks.", "Nope, I'm good. Bye!"])
+def test_a_thanks_or_goodbye_ends_the_agenda(shop, answer):
+    """Told "no, that's all", the agent proposed the next change all the same."""
+    agent, engine, llm = shop
+    history = [refused_first(agent, llm).to_record(BOTH)]
+    llm.enqueue("classifier", INSTEAD)
+    llm.enqueue("classifier", {"route": "small_talk"}).enqueue("classifier", {"route": "thanks_or_goodbye"})
+    res = agent.handle(MIA, answer, history=history, turn_key="r:2", conversation_id="r")
+    assert res.route == "thanks" and not res.pending and llm.pending() == {}
+    assert res.trace.get("requests") is None and SHIP not in res.reply
     assert order(engine, "#T0000001")["address"]["address1"] == "1 Test Way"
 
 
