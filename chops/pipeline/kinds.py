@@ -45,7 +45,7 @@ from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
 from chops.pipeline.relative import PRICE, comparisons, labels, value_of
 from chops.pipeline.unspoken import unspoken
-from chops.pipeline.walk import mentions, names_of, record_fields, records
+from chops.pipeline.walk import mentions, names_of, record_fields, records, singular
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, over_budget
 from chops.pipeline.swapped import kept, known_names, swapped_lines, unkept, unmet
@@ -167,10 +167,11 @@ _SAME = re.compile(_SAME_AS + r"(?:item|one|model|product|thing|variant|kind|pai
 def _same_item(known: set[str]) -> re.Pattern[str]:
     """``_SAME``, or "the same" before the last word of a ``known`` product name ("exactly the same helmet": the
     1.5B proposed a small red helmet for it, own5)."""
-    heads = sorted({n.split()[-1].lower().rstrip("s") for n in known if n.split()})
+    heads = sorted({singular(n.split()[-1].lower()) for n in known if n.split()})
     if not heads:
         return _SAME
-    return re.compile(f"{_SAME.pattern}|{_SAME_AS}(?:{'|'.join(map(re.escape, heads))})s?\\b(?! but)", re.IGNORECASE)
+    return re.compile(f"{_SAME.pattern}|{_SAME_AS}(?:{'|'.join(map(re.escape, heads))})(?:e?s)?\\b(?! but)",
+                      re.IGNORECASE)
 
 
 def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],

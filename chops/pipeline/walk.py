@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import Any
+
+import inflection
 
 from chops.domain.operations import named
 
@@ -70,10 +73,18 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 
 def stems(text: str) -> set[str]:
-    """Lower-case words of 4 letters or more, a plural's final "s" cut ("boots" and "Boots" both "boot"), and
-    each hyphenated word joined ("T-Shirt": "tshirt")."""
+    """Lower-case words of 4 letters or more, each in the singular (``singular``: "boots" and "Boots" both "boot",
+    "scarves" "scarf"), and each hyphenated word joined ("T-Shirt": "tshirt")."""
     words = _WORD.findall(text.lower()) + [w.replace("-", "") for w in re.findall(r"\w+(?:-\w+)+", text.lower())]
-    return {w.rstrip("s") for w in words if len(w) >= 4}
+    return {singular(w) for w in words if len(w) >= 4}
+
+
+@lru_cache(maxsize=4096)
+def singular(word: str) -> str:
+    """An English word in the singular, by ``inflection``'s rules (irregular plurals too: "watches", "scarves",
+    "bookshelves", "mice"; a final "s" cut alone read "scarves" as no "Scarf" and "watches" as no "Watch"). The
+    rules are English; a word of another language is compared as both sides give it."""
+    return inflection.singularize(word)
 
 
 HAN = re.compile(r"[\u4e00-\u9fff]")  # a Chinese character: a word of its own where words have no spaces

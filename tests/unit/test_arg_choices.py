@@ -449,6 +449,12 @@ def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names
     assert mentions("my t-shirt", "T-Shirt") and mentions("the luggage", "Luggage Set")
     assert not mentions("set", "Pet Bed") and not mentions("a bed for my pet", "Pet Bed")
     assert mentions("return the keyboard and the pet bed", "Pet Bed") and mentions("two Pet Beds", "Pet Bed")
+    # Plurals said as such: not only a final "s" ("scarves" was no "Scarf", "watches" no "Watch").
+    for message, name in (("both scarves", "Wool Scarf"), ("the two watches", "Smart Watch"), ("my mice", "Gaming Mouse"),
+                          ("the bookshelves", "Bookshelf"), ("the toothbrushes", "Electric Toothbrush"),
+                          ("my sunglasses", "Sunglasses"), ("the boots", "Hiking Boots")):
+        assert mentions(message, name), (message, name)
+    assert not mentions("the watches", "Wall Clock") and not mentions("my scarves", "Wool Hat")
     # Another word of the name said as the thing itself: it ends its phrase, not "garden" of "the garden hose".
     for message in ("swap my espresso for the red one", "the espresso, please", "my espressos and the mug",
                     "where is my espresso?"):
