@@ -198,7 +198,16 @@ def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[
         derived: list[str] = []
         kept: list[Any] = []
         taken: set[int] = set()  # each line once: an item on two lines may be changed twice
-        for new in partners:
+        proposed, written = [str(v) for v in args.get(arg) or ()], set()
+        for k, new in enumerate(partners):
+            # One line and its new item written twice is the model repeating itself, not a second line of the
+            # product (unless the record holds the item twice): told to change "the 17-inch laptop", the 1.5B wrote
+            # the 13-inch one's swap twice, and both laptops were changed (train task 35). "Both", "all" take in
+            # every line (``together.all_of_them``).
+            pair_written = (proposed[k] if k < len(proposed) else None, str(new))
+            if pair_written[0] is not None and pair_written in written and lines.count(pair_written[0]) < 2:
+                continue
+            written.add(pair_written)
             group = groups.get(str(new))
             at = next((i for i, line in enumerate(lines) if i not in taken and group is not None
                        and groups.get(line) == group), None)

@@ -538,6 +538,13 @@ def test_a_swaps_old_lines_are_the_lines_of_the_new_items_products():
     looped = {**swap, "item_ids": ["111"] * 10, "new_item_ids": ["333"] * 10}
     assert paired(exchange, looped, sources) == {**swap, "item_ids": ["111"], "new_item_ids": ["333"]}
     assert paired(exchange, looped, [two_lamps, PRODUCT])["new_item_ids"] == ["333", "333"]
+    # One line's swap written twice, where the order holds two lines of the product: the model repeating itself,
+    # not the other line (told "the 17-inch laptop", the 1.5B wrote the 13-inch one's swap twice; train task 35).
+    lamps = {**ORDER, "items": [ORDER["items"][0], {"item_id": "112", "product_id": "p1", "name": "Lamp"}]}
+    twice = {**swap, "item_ids": ["111", "111"], "new_item_ids": ["333", "333"]}
+    assert paired(exchange, twice, [lamps, PRODUCT]) == {**swap, "item_ids": ["111"], "new_item_ids": ["333"]}
+    both = {**swap, "item_ids": ["111", "112"], "new_item_ids": ["333", "333"]}
+    assert paired(exchange, both, [lamps, PRODUCT]) is None  # each line written: both changed
 
 
 def test_the_executors_crossed_swap_runs_with_the_lines_of_its_new_items(shop):  # noqa: F811
