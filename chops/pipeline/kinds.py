@@ -47,8 +47,8 @@ from chops.pipeline.relative import PRICE, comparisons, labels, value_of
 from chops.pipeline.unspoken import unspoken
 from chops.pipeline.walk import mentions, names_of, record_fields, records, singular
 from chops.pipeline.fallbacks import fallback, otherwise
-from chops.pipeline.prices import against_price, over_budget
-from chops.pipeline.swapped import kept, known_names, swapped_lines, unkept, unmet
+from chops.pipeline.prices import against_price, bounded, over_budget
+from chops.pipeline.swapped import kept, known_names, swapped_lines, unkept, unmet, unsaid
 from chops.pipeline.whole import partial, refusal_message
 
 
@@ -266,7 +266,8 @@ def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, text
                       sources: list[Any]) -> tuple[str, str] | None:
     """(what the customer asked for, why the swap ``op`` with ``args`` is not it) where it fails a condition of theirs:
     the same item (``not_the_same``), options kept (``swapped.unkept``), a variant with the features they named
-    (``swapped.unmet``), the price's side (``prices.against_price``) or a bound (``prices.over_budget``); else None."""
+    (``swapped.unmet``), the price's side (``prices.against_price``) or a bound (``prices.over_budget``), or nothing
+    said of what it becomes (``swapped.unsaid``); else None."""
     changed = not_the_same(op, args, request, texts, sources)
     if changed is not None:
         gone = ", which is not available now" if changed[1] else ""
@@ -284,6 +285,10 @@ def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, text
     if outside is not None:
         options = f" ({outside[2]})" if outside[2] else ""
         return outside[0], f"you asked for one {outside[0]}, and this new item{options} costs {outside[1]}"
+    untold = None if bounded(texts) else unsaid(op, args, texts, sources)
+    if untold is not None:
+        return (f"what to change the {untold[0]} to", f"you have not said what you would like the {untold[0]} "
+                f"changed to (this new item has {untold[1]})")
     return None
 
 

@@ -37,6 +37,11 @@ _AT_MOST = {"no more than", "at most", "up to", "within"}  # the bound itself is
 _AT_LEAST = {"more than", "over", "above", "at least"}
 
 
+def bounded(texts: Iterable[str]) -> bool:
+    """Whether the customer's ``texts`` set a price bound (``_BOUND``): the new item is theirs to leave to us then."""
+    return any(_BOUND.search(t) for t in texts)
+
+
 def over_budget(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
                 sources: Iterable[Any]) -> tuple[str, str, str] | None:
     """(the bound, the price, the new item's options) where the customer's words about a swapped line's product bound

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from chops.domain.operations import Operation
-from chops.pipeline.described import about, descriptions, features, mentioned_features
+from chops.pipeline.described import about, descriptions, features, mentioned_features, plain_words
 from chops.pipeline.relative import PRICE, comparisons, labels, value_of
 from chops.pipeline.walk import holding, mentions, names_of, record_fields, records
 
@@ -75,6 +75,31 @@ def kept(line: Swapped, sources: list[Any]) -> tuple[dict[str, str], list[str]]:
     options = labels(t for node in holding(sources, line.old) for t in node.values() if isinstance(t, str))
     same = [o for o, how in comparisons(" ".join(line.sentences), options) if how == 0 and o != PRICE]
     return options, ([] if any(value_of(line.was, o, options) != options[o] for o in same) else same)
+
+
+def unsaid(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
+           sources: Iterable[Any]) -> tuple[str, str] | None:
+    """(the product, the new item's options the old line lacks) where a swapped line's new item differs from it only
+    in options the customer's ``texts`` neither mention nor compare ("a bigger one", "the cheapest"), and they typed
+    no id of it; else None. A message split as "Change the backpack I got together with the vacuum cleaner" (its verb
+    was "cancel", said in the sentence before) had the 1.5B exchange the backpack for a green leather one, and the
+    scripted yes committed it (train task 103): what a product becomes is the customer's to say."""
+    texts, sources = list(texts), list(sources)
+    joined = " ".join(texts)
+    for line in swapped_lines(op, args, texts, sources):
+        old = set(features(line.was))
+        new = [f for f in _options(line.now) if f not in old]
+        # A word of a new option is enough where the old line's options lack it: "one that works with Google Home"
+        # asks for "Google Assistant" (train tasks 0, 1).
+        words = {w for f in new for w in plain_words(f) if len(w) >= 4 and w.isalpha()} \
+            - {w for f in old for w in plain_words(f)}
+        if not new or line.new in joined or mentioned_features(", ".join(new), texts) or words & plain_words(joined):
+            continue
+        options, _ = kept(line, sources)
+        if any(how != 0 for _, how in comparisons(joined, options)):
+            continue
+        return line.name, ", ".join(new)
+    return None
 
 
 # The variant a customer's change depends on: "if there's no keyboard that is clicky, full size and RGB backlit, then

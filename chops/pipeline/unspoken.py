@@ -27,8 +27,9 @@ _HOLDING = re.compile(r"\b(?:(?:order|purchase|package|shipment)s?\s+(?:with|tha
                       r"(?:has|had)|containing|holding|including)|(?:came|arrived|delivered|shipped|got|bought|ordered)"
                       r"\s+(?:together\s+)?(?:with|alongside))\s+"
                       rf"(?P<what>(?:(?!{_STOP})[\w'-]+\s*|,?\s*and\s+(?=(?:the|my|a|an)\b)){{1,9}})", re.IGNORECASE)
-# What the customer says not to change: "only the desk lamp, not the water bottle", "everything except the kettle".
-_NOT_THIS = re.compile(r"\b(?:not|except(?: for)?|without|apart from|other than)\s+"
+# What the customer says not to change: "only the desk lamp, not the water bottle", "everything except the kettle",
+# "cancel the boots but keep the kettle" (train task 31: the order holding both was cancelled).
+_NOT_THIS = re.compile(r"\b(?:not|except(?: for)?|without|apart from|other than|keep(?:ing)?|leav(?:e|ing))\s+"
                        rf"(?P<what>(?:the|my|a|an|that)\s+(?:(?!{_STOP})[\w'-]+\s*){{1,4}})", re.IGNORECASE)
 
 
@@ -113,6 +114,11 @@ def _typed(op: Operation, args: Mapping[str, Any], arg: str, i: int, sources: li
     line = str(args[arg][i])
     held = [x for node in holding(sources, line) for x in scalars(node)]
     return any(len(v) >= 4 and v.lower() in typed for v in [line, *map(str, new), *held])
+
+
+def kept_out(text: str) -> str:
+    """``text`` without the products it says not to change (``_NOT_THIS``)."""
+    return _blanked(_NOT_THIS, text)
 
 
 def _blanked(pattern: re.Pattern[str], text: str) -> str:

@@ -229,7 +229,7 @@ def test_the_same_item_is_asked_of_the_product_named_nearest_before_it():
     overview = {"orders": [{"order_id": "#T0000003", "names": ["Kettle"]}, {"order_id": "#T0000004",
                                                                            "names": ["Scarf"]}]}
     sources = [overview, ORDER, KETTLE]
-    for text, refused in [("A new scarf with the same specs, and the kettle for a nicer one", False),
+    for text, refused in [("A new scarf with the same specs, and the kettle for a steel one", False),
                           ("A kettle with the same specs, and the scarf in wool", True)]:
         found = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), text, [text], sources)
         assert (found is not None) is refused, text
@@ -297,7 +297,7 @@ BOTH = {**SWAP, "item_ids": ["k-glass-1l", "s-silk-red"], "new_item_ids": ["k-st
     ("If there isn't a blue silk scarf, exchange the kettle only. Scarf to blue please, kettle to steel.", BOTH,
      ("blue silk scarf", "no blue silk scarf is available")),
     ("If there's no blue scarf, forget it. Swap the kettle for a steel one.", {**SWAP}, None),  # the scarf not swapped
-    ("If there's no purple scarf, then only the kettle", BOTH, None),  # no variant is purple: nothing named
+    ("Kettle to steel, scarf to blue. If there's no purple scarf, then only the kettle", BOTH, None),  # no variant is purple: nothing named
     # what to do then is another variant of the same product: the swap may be just that
     ("Kettle to steel, scarf to blue. If there's no kettle that is steel and 2L, I'd take a 1L one.", BOTH, None),
 ])
@@ -489,3 +489,20 @@ def test_a_swaps_new_item_goes_with_the_line_left_out():
     fixed = unmarked(EXCHANGE, swap, "From my order with the kettle, swap the scarf for a blue one",
                      ["From my order with the kettle, swap the scarf for a blue one"], [OVERVIEW, *ORDERS])
     assert fixed == {**swap, "item_ids": ["s-silk-red"], "new_item_ids": ["s-blue"]}
+
+
+@pytest.mark.parametrize("request_text, refused", [
+    # Nothing said of what the kettle becomes (train task 103: "Change the backpack I got together with the vacuum
+    # cleaner", split off "cancel …", had the 1.5B exchange it for a green leather one).
+    ("Change the kettle I got together with the mug.", True),
+    ("Exchange my kettle, please", True),
+    ("Exchange the kettle for a steel one", False),  # a feature of the new item said
+    ("Exchange my kettle for one in stainless", False),  # a word of it
+    ("Exchange my kettle for a cheaper one", False),  # compared with the old line
+    ("Exchange the kettle for item k-steel-1l", False),  # its id typed
+])
+def test_a_swap_to_options_the_customer_never_spoke_of_is_refused(request_text, refused):
+    steel = {**KETTLE, "variants": {**KETTLE["variants"], "k-steel-1l": "stainless steel, 1L; $40.00; available"}}
+    found = unasked_refusal(EXCHANGE, SWAP, OPERATIONS.values(), request_text, [request_text], [ORDER, steel])
+    assert (found is not None and "not said what you would like the Kettle changed to" in found.message) is refused
+    assert refused or found is None

@@ -22,6 +22,9 @@ ARGS = {"order_id": "#T0000021", "reason": "no longer needed"}
     "Cancel the skateboard, just the skateboard, in one of my orders",
     "I'd like to cancel the helmet I ordered yesterday",
     "Please cancel only the skateboard and the bike light in my pending order",
+    # The others named only as not to change (train task 31: the order holding the boots and the kettle was cancelled)
+    "Cancel the skateboard and the bike light but keep the helmet",
+    "Cancel the skateboard, leaving the helmet and the bike light; if you can't, don't do anything on that order",
 ])
 def test_a_cancel_asked_for_some_items_of_an_order_is_refused_with_what_else_it_holds(request_text):
     named, others = partial(CANCEL, ARGS, request_text, [PROFILE])
