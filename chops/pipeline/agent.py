@@ -32,7 +32,7 @@ from chops.pipeline.replies import (answer_reply, anything_else_reply, conversat
                                     not_in_system_reply)
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.single_prompt import answer_or_operate
-from chops.pipeline.tiers import failed_check, redo, refused_plan, top_tier
+from chops.pipeline.tiers import failed_check, redo, refused_plan, top_tier, written_back
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.trace import Trace
 from chops.pipeline.verifier import Chooser, Verifier, identity
@@ -211,7 +211,8 @@ class Agent:
                 self._escalate(ctx, "verifier")
         # An answer stating numbers it was not given is never sent: "$60.78 to be refunded (Source: policy.md)" was
         # chosen after three such attempts, the source made up too (train task 95).
-        kept = [c for c in candidates if not c.invented]
+        # Nor one that only writes back a refusal the redo was told (``tiers.written_back``).
+        kept = [c for c in candidates if not c.invented and not written_back(c, ctx.refusals)]
         if not kept:  # every attempt invalid or invented: nothing to run; what the look-ups say of what was asked,
             # else nothing to say (the customer hears an apology)
             said = fields_asked(ctx.text, candidates[-1].lookups) if candidates else None

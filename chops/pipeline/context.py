@@ -139,6 +139,7 @@ class TurnContext:
     history: list[TurnRecord]
     trace: Trace
     feedback: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)  # the checks' refusals of the plans redone (``tiers.redo``)
     chunks: dict[str, list] = field(default_factory=dict)  # retrieval results per size, reused on retries
     guides: Any | None = None  # the guide index version this turn reads (taken at its first search)
     verdicts: dict[str, tuple[int, str]] = field(default_factory=dict)  # verifier results per identical attempt

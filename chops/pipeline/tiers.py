@@ -26,6 +26,7 @@ from chops.domain.outcomes import Outcome
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told
 from chops.pipeline.kinds import names_write
 from chops.pipeline.prompting import fragment
+from chops.pipeline.walk import made_of
 from chops.records import TurnRecord
 
 # Refusals a request may well have asked for: the sender gave no value, so we ask back.
@@ -93,6 +94,8 @@ def redo(ctx: TurnContext, cand: Candidate, refused: Step, operations: Mapping[s
     skateboard the 28 inch one" in a pending order, the 1.5B proposed the order's address change to the address it
     had, twice, and the customer heard "Done: nothing needed to change" (own5)."""
     ctx.refusal_redone = True
+    if isinstance(refused.result.data, dict) and refused.result.data.get("asked"):  # a check's (``kinds``) words
+        ctx.refusals.append(refused.result.message or "")
     noop = refused.result.outcome == Outcome.OK_NOOP
     cand.reason = fragment("check_noop_plan" if noop else "check_refused_plan", message=refused.result.message)
     said = _noted(refused, "fallback")
@@ -134,3 +137,12 @@ def refused_before(history: Sequence[TurnRecord], step: Step) -> bool:
 def top_tier(llm, roles: tuple[str, ...] = LOOP_ROLES) -> int:
     """The highest tier index any loop role has (0 without a hierarchy)."""
     return max(llm.tier_count(role) for role in roles) - 1
+
+
+def written_back(cand: Candidate, refusals: Sequence[str]) -> bool:
+    """Whether ``cand`` answers with a check's refusal the redo was told (``TurnContext.refusals``: what the request
+    asked for, in words to the model; the platform's own refusals are the customer's to hear), in its words: told "you
+    asked to know something, not for other items in place of these", the 1.5B answered the customer with it four
+    times, the verifier scored each 1, and the chooser sent it (own7)."""
+    told = " ".join(r for r in refusals if r)
+    return bool(cand.operation is None and cand.answer and told) and made_of(cand.answer, told)

@@ -7,8 +7,8 @@ run where the request names products the record holds but not all of them, and s
 itself ("cancel my order", "the order with the skateboard", "the skateboard order", its id) nor that the whole of it
 may go ("whole", "entire", "all", "everything"); a product named as not to change ("but keep the kettle") is none
 asked for. The customer is told why, with what else the record holds, and decides: a request that said what to do in
-that case ("if that's not possible, cancel the whole order") is taken up instead (``chops.pipeline.fallbacks``). Customers asked so in 8 of the 74 train tasks of the shop (28, 31,
-34, 57, 76, 81, 98, 99).
+that case ("if that's not possible, cancel the whole order") is taken up instead (``chops.pipeline.fallbacks``).
+Customers asked so in 8 of the 74 train tasks of the shop (28, 31, 34, 57, 76, 81, 98, 99).
 """
 
 from __future__ import annotations

@@ -170,3 +170,29 @@ def test_a_request_refused_after_a_yes_committed_the_one_before_stops_the_agenda
     assert res.outcome == "refused_precondition" and res.trace[AGENDA] == [SHIP] and res.trace[GO_ON] == SHIP
     assert res.reply.startswith("Done:") and res.reply.endswith("in place of this one?") and llm.pending() == {}
     assert "Is there anything else" not in res.reply
+
+
+def test_an_answer_that_only_writes_back_a_checks_refusal_is_not_sent(shop):
+    """Split off a question as "Trade the kettle …", the swap was refused (a question asks for no change), and the 1.5B
+    answered the customer with the refusal's own words at every attempt; the verifier scored each 1 and the chooser
+    sent it (own7). The customer hears the apology instead."""
+    agent, engine, llm = shop
+    text = ("Hello there. The kettle I got from order #T0000003 is too plain for me. Can I trade it in for another "
+            "one, paid with my credit card?")
+    llm.enqueue("executor", {"requests": ["Trade the kettle from order #T0000003 for another one, paid with my credit "
+                                          "card."]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("get_product_details", product_id="p-kettle"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-steel-1l"], payment_method_id="credit_card_mia"))
+    for _ in range(4):  # the redo and the attempts after it (some of their calls are never made)
+        to_system(llm, fresh=False)
+        llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "You asked to know something, "
+                                            "not for other items in place of these."}]})
+        llm.enqueue("verifier", verdict(1, "does nothing"))
+    llm.enqueue("chooser", {"attempt": 1})  # (asked only where an attempt is left to choose)
+    res = agent.handle(MIA, text, turn_key="q:1", conversation_id="q")
+    assert [s["outcome"] for s in res.trace["steps"] if s["role"] == "redo"] == ["refused_invalid_arg"]
+    assert "in place of these" not in res.reply and res.reply.startswith("Sorry") and not res.pending
+    assert order(engine, "#T0000003")["status"] == "delivered"
