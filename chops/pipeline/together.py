@@ -154,14 +154,18 @@ def _all_of(request: str, name: str) -> bool:
 # "everything (I just bought) except the …", "all the items but the …": the words after the exception name what stays.
 # Not "everything is fine but the lamp is broken": no verb of being between "everything" and "but".
 _EXCEPTING = r"except(?: for)?|but(?: not)?|other than|apart from|besides|save for"
-_ALL_BUT = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|products|of it|of them))\b"
+# What takes in every line: "everything", "all the items", "all the stuff I received", "all I bought" (own7: "send back
+# all the stuff I received except the tablet" returned the tablet alone).
+_EVERY_LINE = r"everything|all(?: of)?(?: the| my)? (?:items|things|products|stuff|purchases|goods|of it|of them)" \
+              r"|all(?= i\b)"
+_ALL_BUT = re.compile(rf"\b(?:{_EVERY_LINE})\b"
                       rf"((?:\s+[\w'-]+){{0,6}}?)\s+(?:{_EXCEPTING})\b([^.!?;]*)", re.IGNORECASE)
 _BEING = re.compile(r"\b(?:is|was|are|were|seems?|looks?|works?|went)\b", re.IGNORECASE)
 
 
 # "return everything in that order", "return all the items", "return the whole order": every line, where nothing
 # narrows it ("everything I bought that's gaming-related": train task 14).
-_EVERY = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|products)|all of it)"
+_EVERY = re.compile(r"\b(?:everything|all(?: of)?(?: the| my)? (?:items|things|products|stuff|purchases)|all of it)"
                     r"(?:\s+(?:in|from|on|of)\s+(?:(?:that|this|the|my)\s+)?(?:\w+\s+)?order\b|\s*(?=$|[,.;!?]"
                     r"|\s+(?:and|please|then)\b))|\bthe (?:whole|entire) order\b", re.IGNORECASE)
 # A clause that excepts something in other words ("don't return everything", "… that's not for gaming").

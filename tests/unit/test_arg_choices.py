@@ -661,6 +661,9 @@ def test_a_line_the_model_wrote_twice_is_the_one_named_and_left_out(request_text
     ("Please send back all the items but not the scarfs", ["111"]),
     ("Return everything from that order apart from the scarf, thanks", ["111"]),
     ("Return everything but I want to keep the lamp", ["222", "223"]),
+    ("I want to send back all the stuff I received except the lamp, which I'm keeping", ["222", "223"]),  # own7
+    ("Return all I bought apart from the lamp", ["222", "223"]),
+    ("Please return all the stuff in that order", ["111", "222", "223"]),
     ("Everything was fine but the lamp is broken, return it", None),  # no exception: a story
     ("Return everything except the teapot", None),  # names none of the order's lines: as proposed
     ("Return everything except the lamp and the scarfs", None),  # nothing would be left
