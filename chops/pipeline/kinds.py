@@ -221,7 +221,7 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
     reads as the customer would be told it; where a condition of theirs failed, it ends with what they said to do
     then (``otherwise``)."""
     texts, sources, operations = list(texts), list(sources), list(operations)
-    parts = partial(op, args, request, sources)
+    parts = partial(op, args, request, sources, message)
     if parts is not None:  # the whole record for a part of it: the customer decides, unless they said what then
         said = otherwise([request, *texts])
         why = refusal_message(op, args, *parts)

@@ -26,9 +26,12 @@ from chops.pipeline.walk import mentions, names_of, record_fields
 _WHOLE = pattern(EVERY, (*EVERY_ZH, "整个"))
 
 
-def partial(op: Operation, args: Mapping[str, Any], request: str, sources: Iterable[Any]) -> tuple[str, str] | None:
+def partial(op: Operation, args: Mapping[str, Any], request: str, sources: Iterable[Any],
+            message: str | None = None) -> tuple[str, str] | None:
     """(the products ``request`` names, the others the record holds) where the write ``op`` with ``args`` takes the
-    whole record and the request asks for a part of it (module docstring); else None."""
+    whole record and the request asks for a part of it (module docstring); else None. The ``message`` the request was
+    split off may name the record itself: "Two changes to my order with the pet bed: please ship it to …" was split as
+    "Ship the pet bed to …", and the address change was refused as the pet bed's alone (own7)."""
     keys, record = op.choice_names(), record_arg(op)
     if not op.writes or record is None or record not in keys or not isinstance(args.get(record), str):
         return None
@@ -47,7 +50,7 @@ def partial(op: Operation, args: Mapping[str, Any], request: str, sources: Itera
                   rf"\b{noun}s?\W+{kind}",  # "or that order cancelled"
                   rf"\b{noun}s?\s+(?:with|containing|that (?:has|holds|contains)|holding)\b",  # "the order with the"
                   *(rf"\b{re.escape(n)}\s+{noun}\b" for n in named))  # "the skateboard order"
-    if any(re.search(p, request, re.IGNORECASE) for p in the_record):
+    if any(re.search(p, text, re.IGNORECASE) for p in the_record for text in (request, message or "")):
         return None
     return ", ".join(named), ", ".join(others)
 

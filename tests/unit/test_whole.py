@@ -47,6 +47,17 @@ def test_a_request_for_the_record_itself_or_all_it_holds_is_left_alone(request_t
     assert partial(CANCEL, args, request_text, [PROFILE]) is None
 
 
+def test_the_message_a_request_was_split_off_may_name_the_record_itself():
+    message = "Two changes to my order with the skateboard: ship it to 5 Elm St, and make the skateboard a 28 inch one"
+    ship = OPERATIONS["modify_pending_order_address"]
+    args = {"order_id": "#T0000021", "address1": "5 Elm St", "address2": "", "city": "Aurora", "state": "CO",
+            "country": "USA", "zip": "80012"}
+    request = "Ship the skateboard to 5 Elm St."
+    assert partial(ship, args, request, [PROFILE]) is not None  # the request alone names the skateboard only
+    assert partial(ship, args, request, [PROFILE], message) is None
+    assert partial(CANCEL, ARGS, "Cancel the skateboard.", [PROFILE], "Cancel the skateboard, please.") is not None
+
+
 def test_a_write_of_lines_is_never_a_part_of_a_whole():
     request = "return the skateboard"
     args = {"order_id": "#T0000021", "item_ids": ["sk-1"], "payment_method_id": "paypal_mia"}
