@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chops.llm import LLM
+from chops.pipeline.agenda import GO_ON
 from chops.pipeline.confirm import PENDING_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.demonstrations import demonstrations_section
@@ -63,11 +64,14 @@ def insisting(text: str, history: Sequence[TurnRecord]) -> bool:
     their yes): what they want is not something this agent can do ("please make an exception and undo the
     cancellation", told it cannot be undone, said six times until the turns ran out: train task 50), so a person takes
     over (``TurnContext.insisting``). A guide or profile question asked again is answered again (a guide may have
-    changed since)."""
+    changed since). Nor is an answer to "shall I go on with your next request?" (``agenda.GO_ON``) said again: "Yes,
+    that's everything. Please go ahead." to two such questions in a row handed the conversation to staff (train task
+    103)."""
     last = history[-1] if history else None
     said = " ".join(text.split()).casefold()
     return last is not None and last.route == "system" and not last.committed and not asked_for_value(last) \
-        and last.outcome != PENDING_OUTCOME and len(said.split()) >= MIN_REPEATED_WORDS \
+        and last.outcome != PENDING_OUTCOME and not (last.trace or {}).get(GO_ON) \
+        and len(said.split()) >= MIN_REPEATED_WORDS \
         and " ".join(last.user_text.split()).casefold() == said
 
 

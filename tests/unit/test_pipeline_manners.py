@@ -134,6 +134,11 @@ def test_a_question_answered_and_asked_again_is_no_insisting():
     assert insisting(text, [refused]) and insisting(text, [said_no])
     assert not any(insisting(text, [t]) for t in (answered, asked, waiting))
     assert not insisting("Where is a lost badge replaced?", [refused])  # not word for word
+    # The answer to "shall I go on with your next request?" said again to the next such question (train task 103)
+    yes = "Yes, that's everything. Please go ahead."
+    go_on = TurnRecord(user_text=yes, reply="I couldn't do that. Shall I go on with your next request?", route="system",
+                       outcome="refused_invalid_arg", trace={"go_on": "Ship my pending order home."})
+    assert not insisting(yes, [go_on]) and insisting(yes, [go_on.model_copy(update={"trace": {}})])
 
 
 def test_a_short_reply_said_twice_is_no_insisting(engine):
