@@ -49,6 +49,8 @@ def partial(op: Operation, args: Mapping[str, Any], request: str, sources: Itera
     the_record = (rf"\b{kind}\W+(?:\w+\W+){{0,3}}?{noun}s?\b",  # "cancel my pending order"
                   rf"\b{noun}s?\W+{kind}",  # "or that order cancelled"
                   rf"\b{noun}s?\s+(?:with|containing|that (?:has|holds|contains)|holding)\b",  # "the order with the"
+                  # "the one with the vacuum cleaner in it", after "which of my orders …?" (own7)
+                  r"\bthe one (?:with|containing|that (?:has|holds|contains)|holding)\b.*\bin it\b",
                   *(rf"\b{re.escape(n)}\s+{noun}\b" for n in named))  # "the skateboard order"
     if any(re.search(p, text, re.IGNORECASE) for p in the_record for text in (request, message or "")):
         return None
