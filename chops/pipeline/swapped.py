@@ -86,6 +86,7 @@ def unsaid(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
     scripted yes committed it (train task 103): what a product becomes is the customer's to say."""
     texts, sources = list(texts), list(sources)
     joined = " ".join(texts)
+    said = plain_words(joined)
     for line in swapped_lines(op, args, texts, sources):
         old = set(features(line.was))
         new = [f for f in _options(line.now) if f not in old]
@@ -93,7 +94,7 @@ def unsaid(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
         # asks for "Google Assistant" (train tasks 0, 1).
         words = {w for f in new for w in plain_words(f) if len(w) >= 4 and w.isalpha()} \
             - {w for f in old for w in plain_words(f)}
-        if not new or line.new in joined or mentioned_features(", ".join(new), texts) or words & plain_words(joined):
+        if not new or line.new in joined or mentioned_features(", ".join(new), texts) or words & said:
             continue
         options, _ = kept(line, sources)
         if any(how != 0 for _, how in comparisons(joined, options)):

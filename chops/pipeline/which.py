@@ -146,8 +146,7 @@ def unsure(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable
     if found is None or _moot(request):
         return None
     for name, (candidates, taken) in found.groups.items():
-        if len(candidates) <= len(taken) or _said_before(name, candidates, found, texts) \
-                or _singled_out(name, candidates, found, texts):
+        if len(candidates) <= len(taken) or _told_apart(name, candidates, found, texts):
             continue
         several = len({rid for rid, _ in candidates}) > 1
         if several and (_PLACE.search(request) or _record_named(candidates, found.marks, texts)):
@@ -177,7 +176,7 @@ def meant(op: Operation, args: Mapping[str, Any], texts: Iterable[str],
     out = {**args, found.line_arg: list(args[found.line_arg])}
     chosen = out[found.line_arg]
     for name, (candidates, taken) in found.groups.items():
-        picked = _said_before(name, candidates, found, texts) or _singled_out(name, candidates, found, texts)
+        picked = _told_apart(name, candidates, found, texts)
         if len(picked) != 1 or len(taken) != 1 or picked[0] in taken or picked[0][1] in chosen:
             continue
         (rid, value), (_, wrong) = picked[0], taken[0]
@@ -233,13 +232,25 @@ def _candidates(op: Operation, args: Mapping[str, Any], texts: list[str], source
     return _Found(record, line_arg, groups, lines, marks, new)
 
 
+def _told_apart(name: str, candidates: list[Line], found: _Found, texts: list[str]) -> list[Line]:
+    """The candidates the customer's ``texts`` tell apart: by a feature said before the product's name
+    (``_said_before``), else by one mentioned anywhere (``_singled_out``)."""
+    return _said_before(name, candidates, found, texts) or _singled_out(name, candidates, found, texts)
+
+
+def _own_features(name: str, candidates: list[Line], found: _Found) -> tuple[dict[Line, set[str]], set[str]]:
+    """(each read candidate's features, but its product's name and its id; those every candidate has, where each was
+    read, else none)."""
+    own = {c: set(features(found.lines.get(c[1], ""))) - {name, c[1]} for c in candidates if c[1] is not None}
+    return own, set.intersection(*own.values()) if len(own) == len(candidates) and own else set()
+
+
 def _singled_out(name: str, candidates: list[Line], found: _Found, texts: list[str]) -> list[Line]:
     """The read candidates (lines of the product ``name``) that a feature of theirs some other candidate and the swap's
     new items lack, mentioned in the customer's ``texts``, points to."""
     if len(candidates) < 2:
         return []
-    own = {c: set(features(found.lines.get(c[1], ""))) - {name, c[1]} for c in candidates if c[1] is not None}
-    common = set.intersection(*own.values()) if len(own) == len(candidates) and own else set()
+    own, common = _own_features(name, candidates, found)
     return [c for c, fs in own.items()
             if (fs - common - found.new) & mentioned_features(found.lines.get(c[1], ""), texts)]
 
@@ -255,11 +266,10 @@ def _said_before(name: str, candidates: list[Line], found: _Found, texts: list[s
     ``texts`` say right before the product's name (``_HELD_BY``), or []. The swap's new items may have it too: told
     "change the 17-inch laptop to the 13-inch version", the 1.5B changed the 13-inch one, and "17-inch" (the new
     item's) and "13-inch" (asked for) pointed to both lines (train task 35)."""
-    own = {c: set(features(found.lines.get(c[1], ""))) - {name, c[1]} for c in candidates if c[1] is not None}
+    own, common = _own_features(name, candidates, found)
     if len(own) < 2 or len(own) != len(candidates):
         return []
-    common, said = set.intersection(*own.values()), said_words(texts)
-    head = plain(name).split()[-1:]
+    said, head = said_words(texts), plain(name).split()[-1:]
     if not head:
         return []
 

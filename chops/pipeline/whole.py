@@ -24,6 +24,7 @@ from chops.pipeline.unspoken import kept_out
 from chops.pipeline.walk import mentions, names_of, record_fields
 
 _WHOLE = pattern(EVERY, (*EVERY_ZH, "整个"))
+_HOLDS = r"(?:with|containing|that (?:has|holds|contains)|holding)"  # "the order with …", "the one holding …"
 
 
 def partial(op: Operation, args: Mapping[str, Any], request: str, sources: Iterable[Any],
@@ -48,9 +49,9 @@ def partial(op: Operation, args: Mapping[str, Any], request: str, sources: Itera
     kind = re.escape(op.kind)
     the_record = (rf"\b{kind}\W+(?:\w+\W+){{0,3}}?{noun}s?\b",  # "cancel my pending order"
                   rf"\b{noun}s?\W+{kind}",  # "or that order cancelled"
-                  rf"\b{noun}s?\s+(?:with|containing|that (?:has|holds|contains)|holding)\b",  # "the order with the"
+                  rf"\b{noun}s?\s+{_HOLDS}\b",  # "the order with the"
                   # "the one with the vacuum cleaner in it", after "which of my orders …?" (own7)
-                  r"\bthe one (?:with|containing|that (?:has|holds|contains)|holding)\b.*\bin it\b",
+                  rf"\bthe one {_HOLDS}\b.*\bin it\b",
                   *(rf"\b{re.escape(n)}\s+{noun}\b" for n in named))  # "the skateboard order"
     if any(re.search(p, text, re.IGNORECASE) for p in the_record for text in (request, message or "")):
         return None
