@@ -27,7 +27,7 @@ CHOICES_WHERE = "choices_where"
 CHOICES_MENTIONED = "choices_mentioned"
 # A list argument whose values pair, position by position, with another's: ``{"partner": argument, "by": the
 # record key both share, "in": the argument naming the record the values are listed in}``. A swap's old lines
-# are the lines of the new items' products in the order (``chops.pipeline.choices.paired``).
+# are the lines of the new items' products in the order (``chops.pipeline.pairing.paired``).
 CHOICES_PAIRED = "choices_paired"
 # With ``CHOICES_MENTIONED`` on a list argument: when the message mentions two or three of the names, each position
 # takes a value of another name (a swap's new items: one variant of each product named, any of them left out).
@@ -79,7 +79,7 @@ class Operation:
     each record under the key whose name the message mentions, with the record's id (an order's look-up reads the
     products of the items the customer names: ``chops.pipeline.lookups.follow_ups``). ``unchanged``: the operation
     meant when every value of a ``CHOICES_PAIRED`` argument is paired with itself (an exchange of items for
-    themselves is their return: ``chops.pipeline.choices.for_themselves``). ``asked_by``: for a write a small
+    themselves is their return: ``chops.pipeline.pairing.for_themselves``). ``asked_by``: for a write a small
     model proposes where nobody asked for it, the words one of which the customer's messages must hold for it to be
     offered at all (``asked_in``; empty: always offered); ``unasked_by``: words that, in the request itself, speak of
     another operation's part, so this one is not offered for it ("use my gift card for any extra charge" is a swap's

@@ -26,12 +26,11 @@ the operation it meant (say ``modify_pending_order_items``), snapped to the next
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from chops.domain.operations import Operation, plain_kind_words
-from chops.pipeline.described import about, by_name, descriptions, features, not_features
+from chops.pipeline.described import about, by_name, descriptions, features, held_before, not_features
 from chops.pipeline.each import EachOf, each_asked, one_each
 from chops.pipeline.narrowing import closest, narrowed, preferred
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
@@ -125,7 +124,7 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
     compared_to: dict[str, tuple[str, dict[str, str]]] = {}  # name -> the line replaced, its labelled options
     for lines_arg, pair in op.choice_pairs().items():
         if pair["partner"] == arg:
-            for line in found.get(lines_arg, ()):
+            for line in _held(found.get(lines_arg, []), named[op.choice_names()[lines_arg]], texts, asked):
                 old.setdefault(str(names.get(line)), set()).update(features(texts.get(line, "")))
                 held = labels(t for node in holding(sources, line) for t in node.values() if isinstance(t, str))
                 compared_to.setdefault(str(names.get(line)), (line, held))
@@ -144,6 +143,19 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
                      every=every, spoken=spoken, labels=placed)
     return preferred(values, asked, names=names, described=texts, known=known, mentions=mentions, every=every,
                      labels=placed, old=old)
+
+
+def _held(lines: list[str], names: dict[str, Any], texts: dict[str, str], asked: list[str]) -> list[str]:
+    """The ``lines`` offered to be replaced, but of a product with several, the one the customer's ``asked`` words
+    describe as held ("the 17-inch laptop", ``described.held_before``) where they do: its features alone are old.
+    Told "change the 17-inch laptop to the 13-inch version" of an order holding both, every offered laptop's
+    features counted as old, "13-inch" narrowed nothing and the 1.5B chose a 17-inch one (train task 35)."""
+    out: list[str] = []
+    for name, same in by_name(lines, names).items():
+        own = {v: set(features(texts.get(v, ""))) - {name, v} for v in same}
+        common = set.intersection(*own.values()) if own else set()
+        out += held_before(name, {v: fs - common for v, fs in own.items()}, asked) or same
+    return out
 
 
 def told_apart(values: list[str], names: dict[str, Any], sources: list[Any], message: str) -> list[str]:
@@ -173,100 +185,9 @@ def _every_one(message: str, name: str) -> bool:
     return any({"both", "all", "each", "every", "ones"} & set(re.findall(r"[\w-]+", s.lower())) for s in about)
 
 
-def for_themselves(op: Operation, args: dict[str, Any]) -> bool:
-    """Whether every ``CHOICES_PAIRED`` argument of ``args`` pairs each of its values with itself (the order's lines
-    exchanged for the same items): asked to return four items, the 1.5B proposed that, where no product was read."""
-    pairs = op.choice_pairs()
-    return bool(pairs) and all(isinstance(args.get(arg), list) and args.get(arg)
-                               and args.get(arg) == args.get(pair["partner"]) for arg, pair in pairs.items())
-
-
-def paired(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[str, Any] | None:
-    """``args`` with each paired argument (``CHOICES_PAIRED``) derived from its partner, or None when nothing
-    changes or it cannot be derived. For each partner value (a new item), the first unused value (an order
-    line) of the record ``args[in]`` names that shares its ``by`` (the product): a 1.5B model chose the right
-    new items but put the headphones' line beside the keyboard's variant, or one line twice. A partner value
-    repeated beyond the lines of its group is dropped: the 1.5B wrote one t-shirt swap ten times over."""
-    sources = list(sources)
-    out = dict(args)
-    for arg, pair in op.choice_pairs().items():
-        partners, within = args.get(pair["partner"]), args.get(pair["in"])
-        if not isinstance(partners, list) or not partners or within is None:
-            continue
-        groups = record_fields(sources, {pair["by"]})[pair["by"]]
-        lines = _lines(op, arg, within, sources)
-        derived: list[str] = []
-        kept: list[Any] = []
-        taken: set[int] = set()  # each line once: an item on two lines may be changed twice
-        proposed, written = [str(v) for v in args.get(arg) or ()], set()
-        for k, new in enumerate(partners):
-            # One line and its new item written twice is the model repeating itself, not a second line of the
-            # product (unless the record holds the item twice): told to change "the 17-inch laptop", the 1.5B wrote
-            # the 13-inch one's swap twice, and both laptops were changed (train task 35). "Both", "all" take in
-            # every line (``together.all_of_them``).
-            pair_written = (proposed[k] if k < len(proposed) else None, str(new))
-            if pair_written[0] is not None and pair_written in written and lines.count(pair_written[0]) < 2:
-                continue
-            written.add(pair_written)
-            group = groups.get(str(new))
-            at = next((i for i, line in enumerate(lines) if i not in taken and group is not None
-                       and groups.get(line) == group), None)
-            if at is None and new in kept:
-                continue  # the same new item again with no line left for it: the model repeating itself
-            if at is None or (lines[at] == str(new) and str(new) not in map(str, args.get(arg) or ())):
-                # A new item of a product the record does not hold, or one of the record's own lines the model wrote
-                # as a new item (the tablet's return became the camera's exchange for itself: train task 84): left
-                # as proposed, for the platform to refuse.
-                return None
-            taken.add(at)
-            derived.append(lines[at])
-            kept.append(new)
-        out[arg], out[pair["partner"]] = derived, kept
-    return out if out != args else None
-
-
-def by_product(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[str, Any] | None:
-    """``args`` with each old line of a swap that is no line of its record but the product (``CHOICES_PAIRED``'s
-    ``by``) of exactly one of them replaced by that line, or None when nothing changes: "change item 1656367028 to
-    item 1421289881" named the keyboard's product id as the item, and the platform refused the swap of a line the
-    order does not have (train task 21)."""
-    sources, out = list(sources), dict(args)
-    for arg, pair in op.choice_pairs().items():
-        values, within = args.get(arg), args.get(pair["in"])
-        if not isinstance(values, list) or within is None:
-            continue
-        lines = list(dict.fromkeys(_lines(op, arg, within, sources)))
-        groups = record_fields(sources, {pair["by"]})[pair["by"]]
-        out[arg] = [v if str(v) in lines or len(of := [x for x in lines if groups.get(x) == str(v)]) != 1 else of[0]
-                    for v in values]
-    return out if out != args else None
-
-
 def record_arg(op: Operation) -> str | None:
     """The argument naming the record ``op`` changes (the first whose record must be in some state), or None."""
     return next(iter(op.choice_states()), None)
-
-
-def capped(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> dict[str, Any] | None:
-    """``args`` with each list of its record's lines (a return's item ids) holding a value no more often than the
-    record's lines do, or None when nothing changes; a swap's are ``paired``. Asked to return a smart watch, the 1.5B
-    listed the order's one watch twice, and the platform refused the return (train task 92)."""
-    arg = record_arg(op)
-    if op.choice_pairs() or arg is None or args.get(arg) is None:
-        return None
-    lines = lines_of(op, args[arg], list(sources))
-    out = dict(args)
-    for key, value in args.items():
-        if not isinstance(value, list) or key not in lines:
-            continue
-        room, kept = Counter(lines[key]), []
-        for v in value:
-            if str(v) in room and room[str(v)] == 0:
-                continue  # more often than the record holds it
-            room[str(v)] -= str(v) in room
-            kept.append(v)  # one of its lines, or no line of it, which the platform judges
-        out[key] = kept
-    return out if out != args else None
 
 
 def lines_of(op: Operation, record: Any, sources: list[Any]) -> dict[str, list[str]]:

@@ -23,8 +23,10 @@ value that has such a feature is left out where one without it is left.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+K = TypeVar("K")
 
 _LABEL = re.compile(r"^[^:]*:\s*")  # "size: S" -> "S"
 _PARTS = re.compile(r"[,;]")
@@ -177,3 +179,24 @@ def by_name(values: Iterable[str], names: dict[str, Any]) -> dict[str, list[str]
     for v in values:
         groups.setdefault(str(names.get(v)), []).append(v)
     return groups
+
+
+# "the 17-inch laptop", "my black smart watch": a feature said between an article and the product's name describes the
+# line the customer holds; after "to", "for", "into", "with" or "as" it is what they want ("for the 13-inch one").
+_HELD_BY = (r"(?<!\bto)(?<!\bfor)(?<!\binto)(?<!\bwith)(?<!\bas) (?:"
+            + "|".join(plain(w) for w in ("the", "my", "this", "that", "your", "our")) + r") (?:\S+ ){0,2}?")
+
+
+def held_before(name: str, own: Mapping[K, set[str]], texts: Iterable[str]) -> list[K]:
+    """The one of the lines ``own`` (each line of the product ``name``: its features but those every line has) whose
+    feature the customer's ``texts`` say right before the product's name (``_HELD_BY``: "change the 17-inch laptop to
+    the 13-inch version" holds the 17-inch one), or [] where none or several are."""
+    said, head = said_words(texts), plain(name).split()[-1:]
+    if len(own) < 2 or not head:
+        return []
+
+    def before_name(feature: str) -> bool:
+        return any(re.search(f"{_HELD_BY}{re.escape(form)} (?:\\S+ ){{0,2}}?{re.escape(head[0])} ", said)
+                   for form in forms(feature))
+    picked = [line for line, fs in own.items() if any(before_name(f) for f in fs)]
+    return picked if len(picked) == 1 else []

@@ -21,7 +21,7 @@ holds a product the request asks this change of and the write's own record lacks
 skateboard, the garden hose and the pet bed", each in another delivered order.
 
 A record's arguments are the write's own, with its lines taken anew from that record (each list argument whose
-values the first record holds): a swap's old lines from the new items' products (``choices.paired``), another
+values the first record holds): a swap's old lines from the new items' products (``pairing.paired``), another
 list the lines the request names, or, where the first call took every line of its record, every line of this one;
 and a value that was the first record's own (``CHOICES_ORIGINAL``: its original payment method) this record's own
 ("return everything from both my orders": each refunded to its own method, train task 11).
@@ -39,7 +39,8 @@ from typing import Any
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
-from chops.pipeline.choices import lines_of, paired, record_arg
+from chops.pipeline.choices import lines_of, record_arg
+from chops.pipeline.pairing import paired
 from chops.pipeline.completion import own_value
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.each import asked_to_change

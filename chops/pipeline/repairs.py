@@ -4,9 +4,9 @@ Each repair mends one mistake the 1.5B model was seen to make, in this order: th
 customer to complete keeps the values it had (``_kept``); a record the request names beside the change's kind is the
 one changed (``walk.near_word``: "… #W2 …, I want to cancel it"); a change proposed for a record in a state the
 operation does not take is that state's counterpart (``choices.counterpart``); items exchanged for themselves are
-their return (``choices.for_themselves``); a swap's old line named by its product's id is that line
-(``choices.by_product``); a swap's old lines are the lines of its new items' products (``choices.paired``), and
-another list of lines holds each no more often than the order does (``choices.capped``; a repeat is the line named
+their return (``pairing.for_themselves``); a swap's old line named by its product's id is that line
+(``pairing.by_product``); a swap's old lines are the lines of its new items' products (``pairing.paired``), and
+another list of lines holds each no more often than the order does (``pairing.capped``; a repeat is the line named
 and left out: ``together.in_place_of_repeats``), a product named only to say which order, or in the newest message
 as not to change, is left out ("my order with the tablet", "not the water bottle": ``unspoken.unmarked``), a line
 of a product the order holds several of is the one the
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chops.domain.operations import Operation
-from chops.pipeline.choices import by_product, capped, for_themselves, paired
+from chops.pipeline.pairing import by_product, capped, for_themselves, paired
 from chops.pipeline.states import counterpart
 from chops.pipeline.completion import completed, named_record, repeated, retyped, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value

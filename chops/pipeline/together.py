@@ -192,7 +192,7 @@ def all_but(op: Operation, args: dict[str, Any], sources: Iterable[Any], request
 
 def in_place_of_repeats(op: Operation, proposed: dict[str, Any], args: dict[str, Any], sources: Iterable[Any],
                         request: str) -> dict[str, Any] | None:
-    """``args`` with each list of its record's lines that lost repeats of a line (``choices.capped``) given the lines
+    """``args`` with each list of its record's lines that lost repeats of a line (``pairing.capped``) given the lines
     the request names and the list lacks instead, where as many are missing as were dropped; else None. Asked to
     return the vacuum cleaner, the headphones and the smart watch, the 1.5B listed the vacuum cleaner twice and no
     watch (train task 2)."""

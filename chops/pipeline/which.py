@@ -28,7 +28,7 @@ from chops.domain.operations import Operation
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.choices import lines_of, record_arg
 from chops.pipeline.context import FINAL, Step
-from chops.pipeline.described import descriptions, features, forms, mentioned_features, plain, said_words
+from chops.pipeline.described import descriptions, features, held_before, mentioned_features
 from chops.pipeline.lookups import Reader
 from chops.pipeline.relative import LIKE_ANOTHER, comparisons, like_another, value_of
 from chops.pipeline.several import COUNTS, EVERY, EVERY_ZH, pattern
@@ -255,29 +255,15 @@ def _singled_out(name: str, candidates: list[Line], found: _Found, texts: list[s
             if (fs - common - found.new) & mentioned_features(found.lines.get(c[1], ""), texts)]
 
 
-# "the 17-inch laptop", "my black smart watch": a feature said between an article and the product's name describes the
-# line the customer holds; after "to", "for", "into", "with" or "as" it is what they want ("for the 13-inch one").
-_HELD_BY = (r"(?<!\bto)(?<!\bfor)(?<!\binto)(?<!\bwith)(?<!\bas) (?:"
-            + "|".join(plain(w) for w in ("the", "my", "this", "that", "your", "our")) + r") (?:\S+ ){0,2}?")
-
-
 def _said_before(name: str, candidates: list[Line], found: _Found, texts: list[str]) -> list[Line]:
     """The one candidate (a line of the product ``name``) whose own feature, one the others lack, the customer's
-    ``texts`` say right before the product's name (``_HELD_BY``), or []. The swap's new items may have it too: told
-    "change the 17-inch laptop to the 13-inch version", the 1.5B changed the 13-inch one, and "17-inch" (the new
-    item's) and "13-inch" (asked for) pointed to both lines (train task 35)."""
+    ``texts`` say right before the product's name (``described.held_before``), or []. The swap's new items may have it
+    too: told "change the 17-inch laptop to the 13-inch version", the 1.5B changed the 13-inch one, and "17-inch" (the
+    new item's) and "13-inch" (asked for) pointed to both lines (train task 35)."""
     own, common = _own_features(name, candidates, found)
-    if len(own) < 2 or len(own) != len(candidates):
+    if len(own) != len(candidates):
         return []
-    said, head = said_words(texts), plain(name).split()[-1:]
-    if not head:
-        return []
-
-    def before_name(feature: str) -> bool:
-        return any(re.search(f"{_HELD_BY}{re.escape(form)} (?:\\S+ ){{0,2}}?{re.escape(head[0])} ", said)
-                   for form in forms(feature))
-    picked = [c for c, fs in own.items() if any(before_name(f) for f in fs - common)]
-    return picked if len(picked) == 1 else []
+    return held_before(name, {c: fs - common for c, fs in own.items()}, texts)
 
 
 def _record_named(candidates: list[Line], marks: Mapping[str, set[str]], texts: list[str]) -> bool:

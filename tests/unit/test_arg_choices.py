@@ -514,7 +514,7 @@ def test_a_swaps_new_items_leave_out_the_item_a_line_already_is_once_the_order_i
 
 
 def test_a_swaps_old_lines_are_the_lines_of_the_new_items_products():
-    from chops.pipeline.choices import paired
+    from chops.pipeline.pairing import paired
 
     mug = {"product_id": "p2", "name": "Mug", "variants": {"555": "blue; $5.00; available"}}
     sources = [PROFILE, ORDER, PRODUCT, mug]
@@ -610,7 +610,7 @@ def test_every_line_of_a_product_the_request_asks_all_of_is_listed(request_text,
 
 
 def test_a_swaps_old_line_named_by_its_products_id_is_that_line():
-    from chops.pipeline.choices import by_product
+    from chops.pipeline.pairing import by_product
 
     swap = OPERATIONS["modify_pending_order_items"]
     pending = {**ORDER, "status": "pending", "items": [*ORDER["items"], {"item_id": "112", "product_id": "p1",
@@ -624,7 +624,7 @@ def test_a_swaps_old_line_named_by_its_products_id_is_that_line():
 
 
 def test_a_list_of_an_orders_lines_holds_each_no_more_often_than_the_order():
-    from chops.pipeline.choices import capped
+    from chops.pipeline.pairing import capped
 
     ret = OPERATIONS["return_delivered_order_items"]
     two = {**ORDER, "items": [*ORDER["items"], ORDER["items"][1]]}  # the mug on two lines
@@ -643,7 +643,7 @@ def test_a_list_of_an_orders_lines_holds_each_no_more_often_than_the_order():
     ("Return the lamp, the kettle and the scarf", ["111", "222"], None),  # nothing repeated: as proposed
 ])
 def test_a_line_the_model_wrote_twice_is_the_one_named_and_left_out(request_text, proposed, returned):
-    from chops.pipeline.choices import capped
+    from chops.pipeline.pairing import capped
     from chops.pipeline.together import in_place_of_repeats
 
     ret = OPERATIONS["return_delivered_order_items"]

@@ -9,7 +9,8 @@ import pytest
 
 from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.choices import arg_options, for_themselves
+from chops.pipeline.choices import arg_options
+from chops.pipeline.pairing import for_themselves
 from chops.pipeline.completion import completed, named_options, named_record, repeated, retyped, unnamed
 from tests.unit.pipeline_support import answering, call, to_system, verdict
 from tests.unit.retail_support import MIA, order

@@ -192,6 +192,23 @@ def test_each_product_keeps_its_own_best_variants():
         "sw-navy-xl-v-neck", "beanie-2")
 
 
+def test_of_two_lines_of_a_product_the_one_said_as_held_alone_counts_as_what_it_already_is():
+    # The order holds a 13-inch and a 17-inch laptop; "the 17-inch laptop" is the line held, so "13-inch" is asked for
+    # (train task 35: every offered laptop's features counted as old, and the 1.5B chose a 17-inch i9).
+    laptop = {"product_id": "p-lt", "name": "Laptop", "variants": {
+        "lt-13-i5": "13-inch, i5, silver; $900.00; available", "lt-13-i7": "13-inch, i7, black; $990.00; available",
+        "lt-17-i9": "17-inch, i9, black; $2500.00; available"}}
+    order = {"order_id": "#W0000042", "status": "delivered", "items": [
+        {"item_id": "lt-13-i7", "product_id": "p-lt", "name": "Laptop", "options": "13-inch, i7, black"},
+        {"item_id": "lt-17-i5", "product_id": "p-lt", "name": "Laptop", "options": "17-inch, i5, silver"}]}
+    sources = (PROFILE, order, laptop)
+    # (and of those the one most like the line held: i5, silver)
+    assert new_items("Change the 17-inch laptop to the 13-inch version", sources=sources) == ("lt-13-i5",)
+    assert new_items("my black laptop should be a silver one", sources=sources) == ("lt-13-i5",)
+    # Nothing said as held: both lines' features are old, and "13-inch" narrows nothing, as before.
+    assert new_items("I want a laptop in 13-inch", sources=sources) == ("lt-13-i5", "lt-13-i7", "lt-17-i9")
+
+
 def test_an_option_the_customer_typed_is_not_offered_as_an_id():
     laptop = {"product_id": "p-lt", "name": "Laptop", "variants": {"lt-1": "15-inch, i7, 8GB, 1TB SSD; $9.00; available",
                                                                   "lt-2": "13-inch, i5, 16GB, 512GB SSD; $8.00; available"}}
