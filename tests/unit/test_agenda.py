@@ -372,6 +372,21 @@ def test_a_sentence_with_an_id_no_split_request_holds_joins_the_request_nearest_
 
 
 
+def test_a_request_split_off_after_a_heads_colon_is_opened_by_the_head():
+    from chops.pipeline.splitting import _with_topic
+    message = "Hi! Return my kettle please. And as for my open order: make its lamp blue, and send it to my office."
+    parts = ["Return my kettle.", "Make its lamp blue.", "Send it to my office."]
+    assert _with_topic(parts, message) == ["Return my kettle.", "My open order: make its lamp blue.",
+                                           "My open order: send it to my office."]
+    # A part that names the head's words already, a long head, or a time's colon: as it was.
+    assert _with_topic(["Make the open order's lamp blue."], "My open order: make its lamp blue.") == [
+        "Make the open order's lamp blue."]
+    long_head = "So this is about the order I placed on Monday for my sister: make its lamp blue."
+    assert _with_topic(["Make its lamp blue."], long_head) == ["Make its lamp blue."]
+    assert _with_topic(["Deliver it before noon."], "Deliver it at 10:30 or before noon.") == [
+        "Deliver it before noon."]
+
+
 def test_what_was_said_before_the_last_change_was_made_asks_for_nothing_now():
     from apis.retail.registry import OPERATIONS
     from chops.pipeline.context import TurnContext
