@@ -218,6 +218,10 @@ def test_an_option_the_customer_typed_is_not_offered_as_an_id():
                                                         "the laptop", ["The i7, 8GB, 1TB SSD laptop, #W0000042"])}
     assert offered["new_item_ids"] == ("lt-1", "#W0000042")  # "8GB" and "1TB" name options; the order id stays
     assert "8GB" in offered["order_id"]  # other arguments are offered what was typed, as ever
+    # A feature of two words as the customer types it ("15-inch", "15inch") names an option too.
+    offered = {arg: v for _, arg, v, _ in arg_options(SWAP, [PROFILE, order, laptop], ["15-inch", "15inch"],
+                                                        "the laptop", ["Make it the 15-inch one, 15inch"])}
+    assert offered["new_item_ids"] == ("lt-1",)
 
 
 def test_other_arguments_and_operations_are_not_narrowed():
