@@ -20,6 +20,7 @@ from chops.i18n import reply_language
 from chops.pipeline.context import Step, TurnContext
 from chops.pipeline.kinds import unasked_refusal
 from chops.pipeline.replies import not_done_reply
+from chops.pipeline.splitting import clause_of
 from chops.pipeline.states import other_record, out_of_state
 from chops.pipeline.targets import others_named, refusal
 
@@ -37,7 +38,8 @@ def refuse(api: SystemApi, operations: Mapping[str, Operation], choices: Sequenc
         for s in steps:
             s.result = refusal(s.operation, ctx.nickname, others)
         return steps, others, True
-    rows = [(s, out_of_state(operations[s.operation], s.args, seen, choices, ctx.text)
+    said = clause_of(ctx.text, ctx.message) if ctx.message else ""  # the customer's words the request came from
+    rows = [(s, out_of_state(operations[s.operation], s.args, seen, choices, ctx.text, said)
              or other_record(operations[s.operation], s.args, seen, choices, ctx.text),
              unasked_refusal(operations[s.operation], s.args, choices, ctx.text, ctx.user_texts, seen, ctx.message))
             if s.writes else (s, None, None) for s in steps]

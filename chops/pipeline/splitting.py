@@ -59,7 +59,7 @@ def split(llm: LLM, text: str, trace: Trace) -> list[str]:
     kept = _with_lost(parts, text)
     if kept != parts:
         step["lost"] = sorted(set(typed_ids([text])) - set(typed_ids(parts)))
-    return _with_topic(kept, text)
+    return _elliptic(_with_topic(kept, text), text)
 
 
 def _placed(parts: list[str], text: str) -> tuple[list[str], list[int]]:
@@ -124,6 +124,51 @@ def _with_topic(parts: list[str], text: str) -> list[str]:
             part = f"{head[0].upper()}{head[1:]}: {part[0].lower()}{part[1:]}"
         out.append(part)
     return out
+
+
+_CLAUSE = re.compile(r"(?<=[,，])\s*|" + SENTENCE.pattern)
+
+
+def clause_of(part: str, text: str) -> str:
+    """The clause of ``text`` (a sentence, or its part up to a comma) whose words (``walk.words_of``) ``part`` shares
+    most: the customer's own words a request split off ``text`` came from."""
+    clauses = [c.strip() for c in _CLAUSE.split(text) if c and c.strip()]
+    return max(clauses, key=lambda c: len(words_of(part) & words_of(c)), default="")
+
+
+# A sentence that names a thing and asks nothing of its own, after a request: "Also the backpack I got with the
+# vacuum." asks for the same as the request before it. Not one with a second clause, or a word that says what the thing
+# should be ("And the lamp I ordered should be blue", "… for a blue one", "… in blue").
+_NO_VERB = re.compile(r"^(?:(?:and|also|plus|then|oh|as well as)\b[\s,]*)*(?:the|my|that|this|those|these)\b"
+                      r"(?![^,:;]*[,:;])(?![^.!?]*\b(?:should|must|be|is|are|was|want|like|need|make|to|into|for|in"
+                      r"|instead|rather)\b)", re.IGNORECASE)
+_POLITE = {"please", "kindly", "also", "and", "then"}
+
+
+def _elliptic(parts: list[str], text: str) -> list[str]:
+    """``parts`` with each request that came from a sentence naming a thing and asking nothing of its own (``_NO_VERB``),
+    and that opens with a verb the sentence does not have, opened by the verb of the request before it instead: "… cancel the bookshelf
+    and the jigsaw I received. Also the backpack I got together with the vacuum cleaner." came back from the split as
+    "Change the backpack …", and the 1.5B proposed the backpack's exchange for options never spoken of (train task
+    103)."""
+    out: list[str] = []
+    for part in parts:
+        words = part.split()
+        at = next((i for i, w in enumerate(words) if w.lower().strip(",") not in _POLITE), len(words))
+        clause = clause_of(part, text)
+        said = {w[:4] for w in re.findall(r"[a-z]+", clause.lower())}
+        if out and at < len(words) and _NO_VERB.match(clause.strip()) and words[at].lower()[:4] not in said:
+            verb = _verb(out[-1])
+            if verb:
+                words[at] = verb.capitalize() if at == 0 else verb
+                part = " ".join(words)
+        out.append(part)
+    return out
+
+
+def _verb(request: str) -> str:
+    """The first word of ``request`` after polite ones ("Please cancel …": "cancel"), lower-cased."""
+    return next((w.lower().strip(",") for w in request.split() if w.lower().strip(",") not in _POLITE), "")
 
 
 # A request that only says what to do if the one before cannot be done, or how the customer would like it: no request

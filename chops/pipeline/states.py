@@ -28,7 +28,7 @@ def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> 
 
 
 def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any], operations: Iterable[Operation] = (),
-                 request: str = "") -> OperationResult | None:
+                 request: str = "", said: str = "") -> OperationResult | None:
     """The platform's refusal, said before it is asked, where a record an argument names is, as the look-ups show it,
     in a state ``op`` does not take (checked after ``counterpart`` has switched what it could). Told "cancel or return
     everything", the 1.5B proposed each delivered order's cancel, whose reason the customer was then asked for, turn
@@ -37,12 +37,15 @@ def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any], op
     request asked for it, so the plan is redone (``tiers.refused_plan``) even where no look-up was made. So too one
     the request asks for by saying the record is in that state (``Operation.asked_as``): "cancel the bookshelf I
     received" of a delivered order asks for its return (train task 104), where "cancel #W…, I changed my mind" is
-    refused with the reason."""
+    refused with the reason. That saying may be in the customer's own words the request was split from (``said``):
+    "cancel the bookshelf and the jigsaw I received" came back from the split as "Cancel the bookshelf and the jigsaw
+    from the same order" (train task 103)."""
     sources = list(sources)
     for (arg, key), value, state, allowed in _states(op, args, sources):
         if state is not None and state not in allowed:
             other = next((w.name for w in operations if w.name != op.name and w.writes
-                          and any(named_kind(word, request) for word in (*w.kind_words, *w.asked_as))
+                          and (any(named_kind(word, request) for word in w.kind_words)
+                               or any(named_kind(word, f"{request} {said}") for word in w.asked_as))
                           and _takes(w, set(op.choice_keys().get(arg, ())), key, state)), None)
             return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION,
                                    message=f"{value} is {state}; this can only be done while it is "

@@ -387,6 +387,35 @@ def test_a_request_split_off_after_a_heads_colon_is_opened_by_the_head():
         "Deliver it before noon."]
 
 
+def test_a_request_is_said_in_the_clause_of_the_message_sharing_most_words_with_it():
+    from chops.pipeline.splitting import clause_of
+    message = "Hello! I'd like to cancel the mug and the bowl I received, they came together. Also ship my lamp home."
+    assert clause_of("Cancel the mug and the bowl from one order.", message) == (
+        "I'd like to cancel the mug and the bowl I received,")
+    assert clause_of("Send the lamp to my home.", message) == "Also ship my lamp home."
+
+
+@pytest.mark.parametrize("message, part, expected", [
+    # A sentence naming a thing and nothing asked of it asks for what the request before it did.
+    ("Return the mug I received. Also the bowl I got with the plates.", "Exchange the bowl I got with the plates.",
+     "Return the bowl I got with the plates."),
+    ("Please cancel #T0000001. And the one with the toaster too.", "Change the one with the toaster.",
+     "Cancel the one with the toaster."),
+    # A sentence saying what the thing should be, of two clauses, or holding the request's verb: as the split wrote it.
+    ("Return the mug. And the lamp I ordered should be blue.", "Change the lamp to blue.", "Change the lamp to blue."),
+    ("Return the mug. Also the lamp, I'd like it in blue.", "Exchange the lamp for a blue one.",
+     "Exchange the lamp for a blue one."),
+    ("Return the mug. Also the lamp for a blue one.", "Exchange the lamp for a blue one.",
+     "Exchange the lamp for a blue one."),
+    ("Return the mug. And my open order: ship it home.", "Change the address of my open order to home.",
+     "Change the address of my open order to home."),
+])
+def test_a_request_split_off_a_sentence_asking_nothing_of_its_own_takes_the_verb_before_it(message, part, expected):
+    from chops.pipeline.splitting import _elliptic
+    first = message.split(". ")[0] + "."
+    assert _elliptic([first, part], message) == [first, expected]
+
+
 def test_what_was_said_before_the_last_change_was_made_asks_for_nothing_now():
     from apis.retail.registry import OPERATIONS
     from chops.pipeline.context import TurnContext

@@ -127,6 +127,12 @@ def test_a_delivered_orders_cancel_is_redone_as_its_return_only_where_the_reques
     for asked in ["Cancel my order with the tea kettle and the security camera", "Cancel the order with the receiver"]:
         refused = out_of_state(cancel, args, sources, writes, asked)
         assert refused.outcome == "refused_precondition" and refused.data is None, asked
+    # The customer's own words a request was split from may say it: the split dropped "I received" (train task 103).
+    # A kind named only there does not count: that clause may ask for another write of its own.
+    asked = "Cancel the mug and the bowl from the same order."
+    assert out_of_state(cancel, args, sources, writes, asked, "cancel the mug and the bowl I received,").data == {
+        "instead": "return_delivered_order_items"}
+    assert out_of_state(cancel, args, sources, writes, asked, "cancel the mug and return the bowl").data is None
 
 
 def script_kettle_swap(llm, operation: str, item_ids: list[str]) -> None:
