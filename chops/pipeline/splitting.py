@@ -146,11 +146,11 @@ _POLITE = {"please", "kindly", "also", "and", "then"}
 
 
 def _elliptic(parts: list[str], text: str) -> list[str]:
-    """``parts`` with each request that came from a sentence naming a thing and asking nothing of its own (``_NO_VERB``),
-    and that opens with a verb the sentence does not have, opened by the verb of the request before it instead: "… cancel the bookshelf
-    and the jigsaw I received. Also the backpack I got together with the vacuum cleaner." came back from the split as
-    "Change the backpack …", and the 1.5B proposed the backpack's exchange for options never spoken of (train task
-    103)."""
+    """``parts`` with each request that came from a sentence naming a thing and asking nothing of its own
+    (``_NO_VERB``), and that opens with a verb the sentence does not have, opened by the verb of the request before it
+    instead: "… cancel the bookshelf and the jigsaw I received. Also the backpack I got together with the vacuum
+    cleaner." came back from the split as "Change the backpack …", and the 1.5B proposed the backpack's exchange for
+    options never spoken of (train task 103)."""
     out: list[str] = []
     for part in parts:
         words = part.split()
