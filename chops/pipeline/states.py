@@ -114,8 +114,13 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
     """A look-up's ``values`` narrowed to the records in a state that a write of a kind the ``message`` names takes
     (``CHOICES_WHERE`` of an argument with the same ``CHOICES_FROM``), where some are: "return the watch I received"
     reads the delivered order holding a watch, not the pending one (train task 16). Not for a swap's kind, whose
-    counterpart takes the other state ("exchange" is said of a pending order's item change too)."""
-    paths = set(op.choice_keys().get(arg, ()))
+    counterpart takes the other state ("exchange" is said of a pending order's item change too). A state the message
+    names that some of the records are in comes first (``_stated``): asked "what's the tracking number of my cancelled
+    order?", the "cancel" in "cancelled" offered the pending orders alone, and the 1.5B read one (train task 104)."""
+    paths, operations = set(op.choice_keys().get(arg, ())), list(operations)
+    stated = _stated(paths, operations, sources, message)
+    if stated:  # "the tracking number of my cancelled order": a state said is no kind of write asked for
+        return [v for v in values if v in stated] or values
     allowed: dict[str, set[str]] = {}
     for write in operations:
         if write.writes and not write.choice_pairs() and write.named_in(message):
@@ -127,3 +132,13 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
         return values
     fields = record_fields(sources, set(allowed))
     return [v for v in values if all(fields[k].get(str(v)) in states for k, states in allowed.items())] or values
+
+
+def _stated(paths: set[str], operations: list[Operation], sources: list[Any], message: str) -> set[str]:
+    """The records (of ``paths``: ``CHOICES_FROM``) in a state the ``message`` names ("cancelled", "pending" of
+    "pending (item modified)" too), of the state keys the writes taking such records declare (``CHOICES_WHERE``)."""
+    keys = {key for write in operations if write.writes for key_arg, where in write.choice_states().items()
+            if set(write.choice_keys().get(key_arg, ())) == paths for key in where}
+    fields = record_fields(sources, keys)
+    return {rid for key in keys for rid, state in fields[key].items()
+            if isinstance(state, str) and named_kind(state.split(" (")[0], message)}

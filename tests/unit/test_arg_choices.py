@@ -221,7 +221,11 @@ def test_the_order_to_read_is_one_a_return_or_cancel_asked_for_takes_where_one_h
                               ("cancel the kettle", ("#W1000002", "#W1000003")),  # none pending holds it: as before
                               ("exchange the watch for a black one", ("#W1000001", "#W1000002")),  # a swap's kind
                               ("where is my watch?", ("#W1000001", "#W1000002")),
-                              ("return or cancel my watch", ("#W1000001", "#W1000002"))]:
+                              ("return or cancel my watch", ("#W1000001", "#W1000002")),
+                              # A state said names the records in it, "cancelled" no cancel asked for (train task 104).
+                              ("what's the tracking number of my cancelled order?", ("#W1000003",)),
+                              ("is my pending order shipped yet?", ("#W1000001",)),
+                              ("cancel the kettle of my delivered order", ("#W1000002",))]:
         assert arg_options(offered, [profile], (), message)[0][2] == expected, message
 
 
