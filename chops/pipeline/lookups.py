@@ -19,7 +19,7 @@ from chops.domain.system import SystemApi
 from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.described import descriptions, plain_words
 from chops.pipeline.prompting import clip, fragment, section
-from chops.pipeline.walk import mentioned, mentions, record_fields, records, values_in
+from chops.pipeline.walk import mentioned, mentions, record_fields, records, singular, values_in
 
 # Characters of one look-up's result in the next prompt: an order's lines, a product's variants, and the shop's
 # whole product list (1,492 characters; at 900 "T-Shirt" was cut off and the model never saw its id).
@@ -122,13 +122,19 @@ def follow_ups(op: Operation, data: Any, message: str) -> list[tuple[str, dict[s
     """The look-ups ``op``'s result calls for (``Operation.follows``): for each record under the key whose name
     ``message`` mentions, the look-up with the record's id. "Exchange the keyboard and the thermostat" after
     the order's look-up reads both products at once: the 1.5B model read one and proposed the exchange of
-    both (pairing an item with another product's variant), one model step each otherwise."""
+    both (pairing an item with another product's variant), one model step each otherwise. Where the records are all of
+    one name and the message names none but says their word ("the item"), that one is read."""
     calls: list[tuple[str, dict[str, Any]]] = []
     for records_key, name_key, lookup, id_key in op.follows:
         records = data.get(records_key) if isinstance(data, dict) else None
-        for record in records if isinstance(records, list) else []:
-            if isinstance(record, dict) and record.get(id_key) is not None \
-                    and mentions(message, str(record.get(name_key) or "")):
+        records = [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+        # "change the item of my pending order to red": the records' word ("item") stands for the one product they are
+        # of, where the message names none (train task 103: the 1.5B read the item, not its product, and wrote a new
+        # item id of its own).
+        alone = len({str(r.get(name_key)) for r in records}) == 1 and mentions(message, singular(records_key)) \
+            and not any(mentions(message, str(r.get(name_key) or "")) for r in records)
+        for record in records:
+            if record.get(id_key) is not None and (alone or mentions(message, str(record.get(name_key) or ""))):
                 call = (lookup, {id_key: record[id_key]})
                 if call not in calls:
                     calls.append(call)

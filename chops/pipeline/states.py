@@ -40,11 +40,12 @@ def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any], op
     refused with the reason. That saying may be in the customer's own words the request was split from (``said``):
     "cancel the bookshelf and the jigsaw I received" came back from the split as "Cancel the bookshelf and the jigsaw
     from the same order" (train task 103)."""
-    sources = list(sources)
+    sources, operations = list(sources), list(operations)
+    kinds_said = without_states(request, operations, sources)  # "my cancelled order" asks for no cancel
     for (arg, key), value, state, allowed in _states(op, args, sources):
         if state is not None and state not in allowed:
             other = next((w.name for w in operations if w.name != op.name and w.writes
-                          and (any(named_kind(word, request) for word in w.kind_words)
+                          and (any(named_kind(word, kinds_said) for word in w.kind_words)
                                or any(named_kind(word, f"{request} {said}") for word in w.asked_as))
                           and _takes(w, set(op.choice_keys().get(arg, ())), key, state)), None)
             return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION,
@@ -122,6 +123,7 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
     if stated:  # "the tracking number of my cancelled order": a state said is no kind of write asked for
         return [v for v in values if v in stated] or values
     allowed: dict[str, set[str]] = {}
+    message = without_states(message, operations, sources)
     for write in operations:
         if write.writes and not write.choice_pairs() and write.named_in(message):
             for key_arg, where in write.choice_states().items():
@@ -142,3 +144,21 @@ def _stated(paths: set[str], operations: list[Operation], sources: list[Any], me
     fields = record_fields(sources, keys)
     return {rid for key in keys for rid, state in fields[key].items()
             if isinstance(state, str) and named_kind(state.split(" (")[0], message)}
+
+
+_DETERMINERS = r"\b(?:my|the|your|a|an|that|this|those|these|its|their)\s+"
+
+
+def without_states(text: str, operations: Iterable[Operation], sources: list[Any]) -> str:
+    """``text`` without the states of records said after a determiner (those the ``operations`` take, and those the
+    records in ``sources`` are in, of the keys of their ``CHOICES_WHERE``): "my cancelled order" names an order by its
+    state and asks for no cancel ("what's the tracking number of my cancelled order?" was redone as a cancel of the
+    pending order: train task 103), where "have it cancelled" asks for one."""
+    wheres = [where for op in operations for where in op.choice_states().values()]
+    fields = record_fields(sources, {key for where in wheres for key in where})
+    states = {str(s).split(" (")[0] for where in wheres for values in where.values() for s in values} \
+        | {str(s).split(" (")[0] for values in fields.values() for s in values.values() if isinstance(s, str)}
+    for state in sorted(states, key=len, reverse=True):
+        text = re.sub(_DETERMINERS + re.escape(state) + r"\b", lambda m: m.group(0)[:-len(state)], text,
+                      flags=re.IGNORECASE)
+    return text

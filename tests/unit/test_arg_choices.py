@@ -133,6 +133,15 @@ def test_a_delivered_orders_cancel_is_redone_as_its_return_only_where_the_reques
     assert out_of_state(cancel, args, sources, writes, asked, "cancel the mug and the bowl I received,").data == {
         "instead": "return_delivered_order_items"}
     assert out_of_state(cancel, args, sources, writes, asked, "cancel the mug and return the bowl").data is None
+    # A state said of a record names it, and asks for no write of that kind: "my cancelled order" is no cancel.
+    ret, pending = OPERATIONS["return_delivered_order_items"], {"order_id": "#W1000002", "item_ids": ["111"],
+                                                               "payment_method_id": "gift_card_1"}
+    cancelled = [{**PROFILE, "statuses": [*STATUSES["statuses"], {"order_id": "#W1000003", "status": "cancelled"}]}]
+    assert out_of_state(ret, pending, cancelled, writes, "the tracking number of my cancelled order?").data is None
+    assert out_of_state(ret, pending, cancelled, writes, "no, have it cancelled").data == {
+        "instead": "cancel_pending_order"}
+    assert out_of_state(cancel, args, sources, writes, "cancel the delivered lamp").data == {
+        "instead": "return_delivered_order_items"}  # "delivered" still says it is one the customer has
 
 
 def script_kettle_swap(llm, operation: str, item_ids: list[str]) -> None:
@@ -433,6 +442,12 @@ def test_an_orders_look_up_also_reads_the_products_of_the_items_the_message_name
     assert follow_ups(read, ORDER, "swap the lamps and the mug please") == [
         ("get_product_details", {"product_id": "p1"})]
     assert follow_ups(read, ORDER, "where is my order?") == []
+    # "The item" of an order of one product is that product; of an order of two, none is said.
+    single = {**ORDER, "items": [ORDER["items"][0], {**ORDER["items"][0], "item_id": "112"}]}
+    assert follow_ups(read, single, "Change the item of my order to red.") == [
+        ("get_product_details", {"product_id": "p1"})]
+    assert follow_ups(read, single, "where is my order?") == []
+    assert follow_ups(read, ORDER, "Change the item of my order to red.") == []
     assert follow_ups(OPERATIONS["get_product_details"], PRODUCT, "the lamp") == []  # declares none
 
 
