@@ -234,15 +234,37 @@ def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContex
         return api.call_plan(ctx.nickname, [(name, args)], dry_run=True)
 
     text = covered(ctx)
-    typed, added = typed_ids([text]), []
+    typed, added, superseded = typed_ids([text]), [], []
     for s in [s for s in steps if s.writes]:
-        arg = record_arg(operations[s.operation])
+        op = operations[s.operation]
+        arg = record_arg(op)
         taken = {str(t.args.get(arg)) for t in steps + added if t.operation == s.operation}
         room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)
-        added += fanned(operations, s, read.sources, text, typed, taken, room, read, dry_run)
+        more = fanned(operations, s, read.sources, text, typed, taken, room, read, dry_run)
+        if not others(op, s.args, read.sources, text, typed, taken) \
+                and any(_covers(op, t, s, read.sources) for t in more):
+            superseded.append(s)
+        added += more
         room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)
         added += siblings(operations, s, read.sources, text, typed, [*steps, *added], room, dry_run)
     read.note(record)
     if added:
         record["fanned"] = [{"operation": s.operation, "args": s.args} for s in added]
-    return steps + added
+    if superseded:
+        record["superseded"] = [{"operation": s.operation, "args": s.args} for s in superseded]
+    return [s for s in steps if s not in superseded] + added
+
+
+def _covers(op: Operation, added: Step, s: Step, sources: list[Any]) -> bool:
+    """Whether the write ``added`` (for another record) takes a line of every product the write ``s`` takes: "the
+    bookshelf and the jigsaw I received, they're from the same order", and the 1.5B returned another order's bookshelf;
+    the order holding both was added for the jigsaw, and ``s`` asked for nothing more (train task 103)."""
+    names = record_fields(sources, set(op.choice_names().values()))
+    keys = op.choice_names()
+
+    def products(step: Step) -> set[str]:
+        return {str(n) for k, vs in step.args.items() if k in keys and isinstance(vs, list)
+                and k not in {p["partner"] for p in op.choice_pairs().values()} for v in vs
+                if (n := names[keys[k]].get(str(v))) is not None}
+    mine = products(s)
+    return bool(mine) and mine <= products(added)

@@ -176,3 +176,27 @@ def test_a_return_added_for_another_order_refunds_that_orders_own_payment_method
         ("#T0000003", "credit_card_mia"), ("#T0000004", "paypal_mia")]  # each order's own method, not the first's
     assert loader.export(engine) == before and llm.pending() == {}
     engine.dispose()
+
+
+def test_a_write_another_records_added_write_takes_every_product_of_is_left_out(sqlite_url):
+    from apis.retail import loader
+    from tests.unit.retail_support import shop_document
+    from tests.unit.test_retail_agent import shop_of
+
+    document = shop_document()
+    document["orders"]["#T0000004"]["status"] = "delivered"  # a scarf alone; #T0000003 holds a kettle and a scarf
+    agent, engine, llm = shop_of(sqlite_url, document)
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000004"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000004", item_ids=["s-wool-blue"],
+                                 payment_method_id="paypal_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Return the scarf and the kettle I received, they came in one order", turn_key="r:1",
+                          conversation_id="r")
+    assert result.outcome == "pending_confirmation"
+    # The order holding both was added for the kettle; the other order's scarf was asked for by nothing more.
+    assert [(s["args"]["order_id"], sorted(s["args"]["item_ids"])) for s in result.steps] == [
+        ("#T0000003", ["k-glass-1l", "s-silk-red"])]
+    assert loader.export(engine) == before and llm.pending() == {}
+    engine.dispose()
