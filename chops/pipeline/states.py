@@ -137,13 +137,14 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
 
 
 def _stated(paths: set[str], operations: list[Operation], sources: list[Any], message: str) -> set[str]:
-    """The records (of ``paths``: ``CHOICES_FROM``) in a state the ``message`` names ("cancelled", "pending" of
-    "pending (item modified)" too), of the state keys the writes taking such records declare (``CHOICES_WHERE``)."""
+    """The records (of ``paths``: ``CHOICES_FROM``) in a state the ``message`` names after a determiner ("my cancelled
+    order", "the pending one", and "pending" of "pending (item modified)" too; not "has it been delivered?"), of the
+    state keys the writes taking such records declare (``CHOICES_WHERE``)."""
     keys = {key for write in operations if write.writes for key_arg, where in write.choice_states().items()
             if set(write.choice_keys().get(key_arg, ())) == paths for key in where}
     fields = record_fields(sources, keys)
-    return {rid for key in keys for rid, state in fields[key].items()
-            if isinstance(state, str) and named_kind(state.split(" (")[0], message)}
+    return {rid for key in keys for rid, state in fields[key].items() if isinstance(state, str) and re.search(
+        _DETERMINERS + re.escape(state.split(" (")[0]) + r"\b", message, re.IGNORECASE)}
 
 
 _DETERMINERS = r"\b(?:my|the|your|a|an|that|this|those|these|its|their)\s+"

@@ -234,6 +234,7 @@ def test_the_order_to_read_is_one_a_return_or_cancel_asked_for_takes_where_one_h
                               # A state said names the records in it, "cancelled" no cancel asked for (train task 104).
                               ("what's the tracking number of my cancelled order?", ("#W1000003",)),
                               ("is my pending order shipped yet?", ("#W1000001",)),
+                              ("has my watch been delivered?", ("#W1000001", "#W1000002")),  # a question of its state
                               ("cancel the kettle of my delivered order", ("#W1000002",))]:
         assert arg_options(offered, [profile], (), message)[0][2] == expected, message
 
