@@ -17,9 +17,10 @@ or is handled first, the rest after it (``plan``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from chops.domain.operations import Operation
 from chops.i18n import N_, translate
 from chops.llm import LLM, LLMError
 from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME
@@ -34,7 +35,8 @@ AGENDA = "agenda"  # the trace key of the requests still to do, in order
 GO_ON = "go_on"  # the trace key of the request a refusal's reply asked whether to go on with (``asking_to_go_on``)
 
 
-def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None) -> None:
+def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None,
+         operations: Iterable[Operation] = ()) -> None:
     """The turn's agenda (``AGENDA`` in its trace): ``todo`` for a request taken from it; the last turn's when this
     message gives the value it asked for (the request asked about, with this answer, is then the turn's request);
     the last turn's, as ``_resume`` reads the answer, when it asked whether to go on after a refusal; else, with an
@@ -53,15 +55,15 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
             ctx.message, ctx.text, ctx.asked = ctx.text, f"{asked.rstrip()} {ctx.text.strip()}", asked
             ctx.trace.info.update(request=ctx.text, message=ctx.message)
     elif llm is not None and _asked_to_go_on(history):
-        _resume(ctx, history, llm)
+        _resume(ctx, history, llm, operations)
     elif llm is not None:
-        _split_message(ctx, llm)
+        _split_message(ctx, llm, operations)
 
 
-def _split_message(ctx: TurnContext, llm: LLM) -> None:
+def _split_message(ctx: TurnContext, llm: LLM, operations: Iterable[Operation]) -> None:
     """The message's first request as the turn's, the rest its agenda (when it may hold several)."""
     if may_hold_several(ctx.text):
-        first, *rest = split(llm, ctx.text, ctx.trace)
+        first, *rest = split(llm, ctx.text, ctx.trace, operations)
         if rest:
             ctx.message, ctx.text = ctx.text, first
             ctx.trace.info.update({AGENDA: rest, "request": first, "message": ctx.message})
@@ -72,7 +74,7 @@ def _asked_to_go_on(history: Sequence[TurnRecord]) -> bool:
     return bool(history) and bool((history[-1].trace or {}).get(GO_ON)) and bool(left(history))
 
 
-def _resume(ctx: TurnContext, history: Sequence[TurnRecord], llm: LLM) -> None:
+def _resume(ctx: TurnContext, history: Sequence[TurnRecord], llm: LLM, operations: Iterable[Operation]) -> None:
     """The customer's answer to "shall I go on with your next request, or is there something you would like in place
     of this one?", read by the model (``GoOn``). Go on: the next request is the turn's, the rest its agenda. Anything
     else (what they want in the refused one's place, a question): the message is handled first, and the rest after
@@ -95,7 +97,7 @@ def _resume(ctx: TurnContext, history: Sequence[TurnRecord], llm: LLM) -> None:
         ctx.message, ctx.text = last.get("message") or history[-1].user_text, rest[0]
         ctx.trace.info.update({AGENDA: rest[1:], "request": rest[0], "message": ctx.message})
         return
-    _split_message(ctx, llm)
+    _split_message(ctx, llm, operations)
     said = ctx.message or ctx.text
     ctx.trace.info[AGENDA] = [*(ctx.trace.info.get(AGENDA) or []), *(r for r in rest if not _said_again(r, said))]
 

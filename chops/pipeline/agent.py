@@ -139,7 +139,7 @@ class Agent:
                 return self._finish(trace, decided.reply, **decided.fields)
         ctx.insisting = todo is None and insisting(text, ctx.history)  # said again as it was: a person takes over
         if not ctx.insisting:
-            agenda.plan(ctx, history, todo, self.llm if self.split_requests else None)
+            agenda.plan(ctx, history, todo, self.llm if self.split_requests else None, self.operations.values())
         recall(self.memory, ctx)
         cand, passed = self._loop(ctx)  # every model call; an LLMError leaves the database untouched
         result = self._conclude(ctx, cand, passed, turn_key, conversation_id)

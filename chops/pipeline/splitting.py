@@ -10,7 +10,9 @@ holding an id no request holds joins the request nearest it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+from chops.domain.operations import Operation
 from chops.llm import LLM, LLMError
 from chops.pipeline.prompting import messages
 from chops.pipeline.relative import COMPARING
@@ -31,11 +33,12 @@ def may_hold_several(text: str) -> bool:
     return len(text.split()) + len(HAN.findall(text)) // 2 >= MIN_WORDS and bool(_JOINED.search(text))
 
 
-def split(llm: LLM, text: str, trace: Trace) -> list[str]:
+def split(llm: LLM, text: str, trace: Trace, operations: Iterable[Operation] = ()) -> list[str]:
     """The requests of ``text``, in the customer's order (one: the message as it is, also when the model's reply was
     no list of requests: the split only decides the order the requests are handled in). A split with words the
     message does not have gives the message's own sentences, grouped by the requests (``_own_sentences``), or, where
-    they cannot be, the message whole."""
+    they cannot be, the message whole. A request of two changes that ``operations`` asks for by words
+    (``_gapped``) is two."""
     msgs = messages("pipeline_split", request=text)
     try:
         # The executor's role: its model and its token budget (four sentences run past a classifier's 32 tokens).
@@ -59,7 +62,7 @@ def split(llm: LLM, text: str, trace: Trace) -> list[str]:
     kept = _with_lost(parts, text)
     if kept != parts:
         step["lost"] = sorted(set(typed_ids([text])) - set(typed_ids(parts)))
-    return _elliptic(_with_topic(kept, text), text)
+    return _elliptic(_with_topic(_gapped(kept, list(operations)), text), text)
 
 
 def _placed(parts: list[str], text: str) -> tuple[list[str], list[int]]:
@@ -169,6 +172,36 @@ def _elliptic(parts: list[str], text: str) -> list[str]:
 def _verb(request: str) -> str:
     """The first word of ``request`` after polite ones ("Please cancel …": "cancel"), lower-cased."""
     return next((w.lower().strip(",") for w in request.split() if w.lower().strip(",") not in _POLITE), "")
+
+
+# "change the item in my pending order to red, and its address to …": a second change whose verb is the first's.
+_RECORD = r"\b(?:my|the|your|this|that)\s+(?:[^\W\d_]+\s+){0,2}?"  # "my pending " of "my pending order"
+_AND_ITS = re.compile(r",?\s+and\s+(?P<det>its|the|my|their)\s+(?P<noun>[^\W\d_]+)\b(?P<rest>.*)$", re.IGNORECASE)
+
+
+def _gapped(parts: list[str], operations: list[Operation]) -> list[str]:
+    """``parts`` with each one of two changes sharing a verb ("change the item in my pending order to red, and its
+    address to my Chicago home", ``_AND_ITS``) written as two, where the second asks by its words for a write of
+    ``operations`` (``Operation.asked_by``: an address, a payment) that the first does not: the split kept them as one
+    request, and only the address was changed (train task 104). "Its" is the record the first names ("my pending
+    order's address"); "the color to red and the size to L" (one swap) stays one."""
+    out: list[str] = []
+    for part in parts:
+        found = _AND_ITS.search(part)
+        first, second = (part[:found.start()], part[found.start():]) if found else (part, "")
+        verb = _verb(first)
+        asks = [w for w in operations if w.writes and w.asked_by and w.asked_in([second], second)
+                and not w.asked_in([first], first)]
+        if not found or not asks or not verb:
+            out.append(part)
+            continue
+        nouns = [arg.removesuffix("_id") for w in asks for arg in w.choice_states()]
+        held = next((m[0] for noun in nouns
+                     if (m := re.search(rf"{_RECORD}{re.escape(noun)}\b", first, re.IGNORECASE))), None)
+        phrase = f"{found['noun']}{found['rest']}"
+        second = f"{held}'s {phrase}" if found["det"].lower() == "its" and held else f"{found['det']} {phrase}"
+        out += [f"{first.rstrip(' ,.')}.", f"{verb.capitalize()} {second.strip()}"]
+    return out
 
 
 # A request that only says what to do if the one before cannot be done, or how the customer would like it: no request

@@ -416,6 +416,22 @@ def test_a_request_split_off_a_sentence_asking_nothing_of_its_own_takes_the_verb
     assert _elliptic([first, part], message) == [first, expected]
 
 
+@pytest.mark.parametrize("part, expected", [
+    # A second change of another kind the pack asks for by its words (an address, a payment), sharing the first's verb.
+    ("Change the lamp in my open order to white, and its address to 12 Elm St, Testville 11111.",
+     ["Change the lamp in my open order to white.", "Change my open order's address to 12 Elm St, Testville 11111."]),
+    ("Make the rug in my pending order the round one and its delivery address my office",
+     ["Make the rug in my pending order the round one.", "Make my pending order's delivery address my office"]),
+    # One swap of several options, and a refund's destination: one request.
+    ("Change the color of the lamp to white and the size to L.", None),
+    ("Cancel my pending order, and the refund to my gift card please.", None),
+])
+def test_a_request_of_two_changes_of_kinds_asked_by_words_is_two(part, expected):
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.splitting import _gapped
+    assert _gapped([part], list(OPERATIONS.values())) == (expected or [part])
+
+
 def test_what_was_said_before_the_last_change_was_made_asks_for_nothing_now():
     from apis.retail.registry import OPERATIONS
     from chops.pipeline.context import TurnContext
