@@ -41,7 +41,8 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
     message gives the value it asked for (the request asked about, with this answer, is then the turn's request);
     the last turn's, as ``_resume`` reads the answer, when it asked whether to go on after a refusal; else, with an
     ``llm`` to split with, the message's requests after the first, which becomes the turn's request (``ctx.message``
-    keeps the whole message, as it does for a request taken from the agenda)."""
+    keeps the whole message, as it does for a request taken from the agenda); ``operations``: the pack's, which
+    the split reads for two changes in one request (``splitting._gapped``)."""
     if todo is not None:
         ctx.trace.info[AGENDA] = todo
         ctx.message = history[-1].user_text if history else None  # the message it was split off
