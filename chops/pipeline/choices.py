@@ -152,9 +152,7 @@ def _held(lines: list[str], names: dict[str, Any], texts: dict[str, str], asked:
     features counted as old, "13-inch" narrowed nothing and the 1.5B chose a 17-inch one (train task 35)."""
     out: list[str] = []
     for name, same in by_name(lines, names).items():
-        own = {v: set(features(texts.get(v, ""))) - {name, v} for v in same}
-        common = set.intersection(*own.values()) if own else set()
-        out += held_before(name, {v: fs - common for v, fs in own.items()}, asked) or same
+        out += held_before(name, {v: set(features(texts.get(v, ""))) - {name, v} for v in same}, asked) or same
     return out
 
 

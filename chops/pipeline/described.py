@@ -189,15 +189,16 @@ _HELD_BY = (r"(?<!\bto)(?<!\bfor)(?<!\binto)(?<!\bwith)(?<!\bas) (?:"
 
 
 def held_before(name: str, own: Mapping[K, set[str]], texts: Iterable[str]) -> list[K]:
-    """The one of the lines ``own`` (each line of the product ``name``: its features but those every line has) whose
-    feature the customer's ``texts`` say right before the product's name (``_HELD_BY``: "change the 17-inch laptop to
-    the 13-inch version" holds the 17-inch one), or [] where none or several are."""
+    """The one of the lines ``own`` (each line of the product ``name``: its features) whose feature, one not every line
+    has, the customer's ``texts`` say right before the product's name (``_HELD_BY``: "change the 17-inch laptop to the
+    13-inch version" holds the 17-inch one), or [] where none or several are."""
     said, head = said_words(texts), plain(name).split()[-1:]
     if len(own) < 2 or not head:
         return []
+    common = set.intersection(*own.values())
 
     def before_name(feature: str) -> bool:
         return any(re.search(f"{_HELD_BY}{re.escape(form)} (?:\\S+ ){{0,2}}?{re.escape(head[0])} ", said)
                    for form in forms(feature))
-    picked = [line for line, fs in own.items() if any(before_name(f) for f in fs)]
+    picked = [line for line, fs in own.items() if any(before_name(f) for f in fs - common)]
     return picked if len(picked) == 1 else []

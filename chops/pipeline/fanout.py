@@ -161,8 +161,10 @@ def siblings(operations: Mapping[str, Operation], s: Step, sources: list[Any], t
 
 
 def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], text: str, typed: list[str],
-           taken: set[str], room: int, read: Reader, dry_run: Callable[[str, dict[str, Any]], Any]) -> list[Step]:
-    """The same write as ``s`` for the other records the request covers, at most ``room``; each with its own dry run
+           taken: set[str], room: int, read: Reader, dry_run: Callable[[str, dict[str, Any]], Any],
+           quantified: list[str]) -> list[Step]:
+    """The same write as ``s`` for the other records the request covers (``quantified``: those it quantifies over,
+    ``others``; none: those holding what else it names, ``elsewhere``), at most ``room``; each with its own dry run
     (``dry_run(name, args)``) succeeded and changing something. ``read`` reads a record whose lines are not in
     ``sources`` (its data is added to them)."""
     op = operations[s.operation]
@@ -171,8 +173,7 @@ def fanned(operations: Mapping[str, Operation], s: Step, sources: list[Any], tex
     needed = [k for k, v in s.args.items() if isinstance(v, list) and k in first]
     out: list[Step] = []
     kinds = [w for o in operations.values() if o.writes and o.kind != op.kind for w in o.kind_words]
-    records = others(op, s.args, sources, text, typed, taken) or (
-        elsewhere(op, s.args, sources, text, typed, taken, kinds) if needed else [])
+    records = quantified or (elsewhere(op, s.args, sources, text, typed, taken, kinds) if needed else [])
     for record in records[:max(room, 0)]:
         if any(k not in lines_of(op, record, sources) for k in needed):  # its lines are not known yet
             read.record(op, arg, record)
@@ -240,9 +241,9 @@ def fan_out(api: SystemApi, operations: Mapping[str, Operation], ctx: TurnContex
         arg = record_arg(op)
         taken = {str(t.args.get(arg)) for t in steps + added if t.operation == s.operation}
         room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)
-        more = fanned(operations, s, read.sources, text, typed, taken, room, read, dry_run)
-        if not others(op, s.args, read.sources, text, typed, taken) \
-                and any(_covers(op, t, s, read.sources) for t in more):
+        quantified = others(op, s.args, read.sources, text, typed, taken)
+        more = fanned(operations, s, read.sources, text, typed, taken, room, read, dry_run, quantified)
+        if not quantified and any(_covers(op, t, s, read.sources) for t in more):
             superseded.append(s)
         added += more
         room = MAX_PLAN_STEPS - sum(1 for t in steps + added if t.writes)

@@ -131,10 +131,12 @@ def follow_ups(op: Operation, data: Any, message: str) -> list[tuple[str, dict[s
         # "change the item of my pending order to red": the records' word ("item") stands for the one product they are
         # of, where the message names none (train task 103: the 1.5B read the item, not its product, and wrote a new
         # item id of its own).
-        alone = len({str(r.get(name_key)) for r in records}) == 1 and mentions(message, singular(records_key)) \
-            and not any(mentions(message, str(r.get(name_key) or "")) for r in records)
-        for record in records:
-            if record.get(id_key) is not None and (alone or mentions(message, str(record.get(name_key) or ""))):
+        named = [r for r in records if mentions(message, str(r.get(name_key) or ""))]
+        if not named and len({str(r.get(name_key)) for r in records}) == 1 \
+                and mentions(message, singular(records_key)):
+            named = records
+        for record in named:
+            if record.get(id_key) is not None:
                 call = (lookup, {id_key: record[id_key]})
                 if call not in calls:
                     calls.append(call)

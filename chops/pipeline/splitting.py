@@ -157,7 +157,7 @@ def _elliptic(parts: list[str], text: str) -> list[str]:
     out: list[str] = []
     for part in parts:
         words = part.split()
-        at = next((i for i, w in enumerate(words) if w.lower().strip(",") not in _POLITE), len(words))
+        at = _verb_at(words)
         clause = clause_of(part, text)
         said = {w[:4] for w in re.findall(r"[a-z]+", clause.lower())}
         if out and at < len(words) and _NO_VERB.match(clause.strip()) and words[at].lower()[:4] not in said:
@@ -169,9 +169,16 @@ def _elliptic(parts: list[str], text: str) -> list[str]:
     return out
 
 
+def _verb_at(words: list[str]) -> int:
+    """The place of the first of ``words`` after polite ones ("Please cancel …": 1), or their length."""
+    return next((i for i, w in enumerate(words) if w.lower().strip(",") not in _POLITE), len(words))
+
+
 def _verb(request: str) -> str:
     """The first word of ``request`` after polite ones ("Please cancel …": "cancel"), lower-cased."""
-    return next((w.lower().strip(",") for w in request.split() if w.lower().strip(",") not in _POLITE), "")
+    words = request.split()
+    at = _verb_at(words)
+    return words[at].lower().strip(",") if at < len(words) else ""
 
 
 # "change the item in my pending order to red, and its address to …": a second change whose verb is the first's.
@@ -188,11 +195,13 @@ def _gapped(parts: list[str], operations: list[Operation]) -> list[str]:
     out: list[str] = []
     for part in parts:
         found = _AND_ITS.search(part)
-        first, second = (part[:found.start()], part[found.start():]) if found else (part, "")
-        verb = _verb(first)
+        if not found:
+            out.append(part)
+            continue
+        first, second, verb = part[:found.start()], part[found.start():], _verb(part[:found.start()])
         asks = [w for w in operations if w.writes and w.asked_by and w.asked_in([second], second)
                 and not w.asked_in([first], first)]
-        if not found or not asks or not verb:
+        if not asks or not verb:
             out.append(part)
             continue
         nouns = [arg.removesuffix("_id") for w in asks for arg in w.choice_states()]

@@ -143,11 +143,13 @@ def _stated(paths: set[str], operations: list[Operation], sources: list[Any], me
     keys = {key for write in operations if write.writes for key_arg, where in write.choice_states().items()
             if set(write.choice_keys().get(key_arg, ())) == paths for key in where}
     fields = record_fields(sources, keys)
-    return {rid for key in keys for rid, state in fields[key].items() if isinstance(state, str) and re.search(
-        _DETERMINERS + re.escape(state.split(" (")[0]) + r"\b", message, re.IGNORECASE)}
+    return {rid for key in keys for rid, state in fields[key].items()
+            if isinstance(state, str) and re.search(_said_state(state), message, re.IGNORECASE)}
 
 
-_DETERMINERS = r"\b(?:my|the|your|a|an|that|this|those|these|its|their)\s+"
+def _said_state(state: str) -> str:
+    """The pattern of ``state`` said after a determiner ("my cancelled", "the pending" of "pending (item modified)")."""
+    return r"\b(?:my|the|your|a|an|that|this|those|these|its|their)\s+" + re.escape(state.split(" (")[0]) + r"\b"
 
 
 def without_states(text: str, operations: Iterable[Operation], sources: list[Any]) -> str:
@@ -160,6 +162,5 @@ def without_states(text: str, operations: Iterable[Operation], sources: list[Any
     states = {str(s).split(" (")[0] for where in wheres for values in where.values() for s in values} \
         | {str(s).split(" (")[0] for values in fields.values() for s in values.values() if isinstance(s, str)}
     for state in sorted(states, key=len, reverse=True):
-        text = re.sub(_DETERMINERS + re.escape(state) + r"\b", lambda m: m.group(0)[:-len(state)], text,
-                      flags=re.IGNORECASE)
+        text = re.sub(_said_state(state), lambda m: m.group(0)[:-len(state)], text, flags=re.IGNORECASE)
     return text

@@ -260,10 +260,8 @@ def _said_before(name: str, candidates: list[Line], found: _Found, texts: list[s
     ``texts`` say right before the product's name (``described.held_before``), or []. The swap's new items may have it
     too: told "change the 17-inch laptop to the 13-inch version", the 1.5B changed the 13-inch one, and "17-inch" (the
     new item's) and "13-inch" (asked for) pointed to both lines (train task 35)."""
-    own, common = _own_features(name, candidates, found)
-    if len(own) != len(candidates):
-        return []
-    return held_before(name, {c: fs - common for c, fs in own.items()}, texts)
+    own, _ = _own_features(name, candidates, found)
+    return held_before(name, own, texts) if len(own) == len(candidates) else []
 
 
 def _record_named(candidates: list[Line], marks: Mapping[str, set[str]], texts: list[str]) -> bool:
