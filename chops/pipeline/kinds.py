@@ -23,8 +23,8 @@ and one at $226.11: ``chops.pipeline.prices``).
 And any write of products the customer's messages never name where they name others of their orders
 (``chops.pipeline.unspoken``): after a keyboard's return, the return of a kettle nobody spoke of; of one request split
 off a message, those it does not name (the boots' change for the jigsaw's request). The other way round, a
-write that is no swap where the request asks for a swap and names nothing of that write (``unasked_kind``): asked which
-laptop to exchange, the 1.5B proposed the chosen laptop's return. And such a write for a question that names no change
+write where the request names another kind and nothing of that write (``unasked_kind``): asked which laptop to
+exchange, the 1.5B proposed the chosen laptop's return. And the same item asked for (``chops.pipeline.same``). And such a write for a question that names no change
 at all (``asking.unasked_write``): "what's the price of the speaker I bought?" became the order's address change.
 
 A request of another kind (``another_kind``) is not shown the variants of the products it names with the order's
@@ -33,7 +33,6 @@ look-up (``Operation.follows``): they only invite a swap (train tasks 46 and 48)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -43,12 +42,14 @@ from chops.pipeline.asking import ASKED, asks_only, names_change, question, swap
 from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
-from chops.pipeline.relative import PRICE, comparisons, labels, value_of
+from chops.pipeline.relative import PRICE, comparisons, labels
+from chops.pipeline.same import not_the_same
+from chops.pipeline.splitting import clause_of
 from chops.pipeline.unspoken import unspoken
-from chops.pipeline.walk import mentions, names_of, record_fields, records, singular
+from chops.pipeline.walk import mentions, names_of, record_fields, records
 from chops.pipeline.fallbacks import fallback, otherwise
 from chops.pipeline.prices import against_price, bounded, over_budget
-from chops.pipeline.swapped import kept, known_names, swapped_lines, unkept, unmet, unsaid
+from chops.pipeline.swapped import unkept, unmet, unsaid
 from chops.pipeline.whole import partial, refusal_message
 
 
@@ -61,15 +62,18 @@ def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
     return next((op.kind for op in writes if not op.choice_pairs() and op.named_in(request)), None)
 
 
-def unasked_kind(op: Operation, request: str, operations: Iterable[Operation]) -> str | None:
-    """The swap's kind ``request`` names ("exchange") where ``op`` is no swap and the request names no write's kind that
-    is no swap, nor a word of ``op``'s name that no swap's name holds ("address", "payment", "return"); else None."""
+def unasked_kind(op: Operation, request: str, operations: Iterable[Operation], said: str = "") -> str | None:
+    """The kind of another write ``request`` names ("exchange", "cancel") where it does not name ``op`` (``names_write``)
+    nor asks for it by the state its record is in (``Operation.asked_as``, in the request or the customer's clause it
+    was ``said`` in: "cancel the lamp I received" asks for its return); else None. Only a kind that names one write
+    counts: "modify" may be any change of a pending order. Asked which laptop to exchange, the 1.5B proposed the chosen
+    one's return; told "if not, cancel the charger I just bought, since it goes with the tablet", the lost tablet's
+    return, which the customer's yes then committed (train task 31)."""
     writes = [o for o in operations if o.writes]
-    swaps = [o for o in writes if o.choice_pairs()]
-    if op.choice_pairs() or not swaps or any(o.named_in(request) for o in writes if not o.choice_pairs()) \
-            or names_write(op, request, writes):
+    if names_write(op, request, writes) or any(named(w, f"{request} {said}") for w in op.asked_as):
         return None
-    return next((o.kind for o in swaps if o.named_in(request)), None)
+    return next((o.kind for o in writes if o.kind != op.kind and o.named_in(request)
+                 and sum(w.kind == o.kind for w in writes) == 1), None)
 
 
 def names_write(op: Operation, request: str, operations: Iterable[Operation]) -> bool:
@@ -159,59 +163,6 @@ def other_items(op: Operation, args: Mapping[str, Any], request: str, sources: I
     return ", ".join(said) if said and swapped and not any(mentions(request, n) for n in swapped) else None
 
 
-_SAME_AS = r"\b(?:the )?(?:very |exact(?:ly)? )?same "
-_SAME = re.compile(_SAME_AS + r"(?:item|one|model|product|thing|variant|kind|pair|specs?|specifications|options"
-                   r"|configuration)\b(?! but)|\bidentical\b|同款|一模一样", re.IGNORECASE)
-
-
-def _same_item(known: set[str]) -> re.Pattern[str]:
-    """``_SAME``, or "the same" before the last word of a ``known`` product name ("exactly the same helmet": the
-    1.5B proposed a small red helmet for it, own5)."""
-    heads = sorted({singular(n.split()[-1].lower()) for n in known if n.split()})
-    if not heads:
-        return _SAME
-    return re.compile(f"{_SAME.pattern}|{_SAME_AS}(?:{'|'.join(map(re.escape, heads))})(?:e?s)?\\b(?! but)",
-                      re.IGNORECASE)
-
-
-def not_the_same(op: Operation, args: Mapping[str, Any], request: str, texts: Iterable[str],
-                 sources: Iterable[Any]) -> tuple[str, bool] | None:
-    """(the features a swapped line's new item has and the line lacks, whether the line's own variant is listed as not
-    sold now) where ``request`` asks for the same item ("exchange the tablet for the same item", not "the same one
-    but in red") and the customer's words mention none of them; else None. Asked for "the same item, else just
-    return it", the 1.5B proposed a 7-inch tablet for the 10-inch one (train task 30). Told only that the helmet
-    proposed differed, a customer would not know the same one is sold out (own5)."""
-    texts, sources = list(texts), list(sources)
-    known = known_names(record_fields(sources, set(op.choice_names().values())))
-    same = _same_item(known)
-    if not same.search(request):
-        return None
-    excluded = [d.get("excluded") for d in op.choice_described().values()]  # "NOT available"
-    for line in swapped_lines(op, args, texts, sources):
-        if line.sentences and not any(_same_of(s, line.name, known, same) for s in line.sentences):
-            continue  # the same item asked for another product ("the boots with the same specs, and the jigsaw …")
-        wanted = [f for f in features(line.now) if f not in features(line.was) and not f.startswith("$")
-                  and f != "available"]
-        if wanted and not set(wanted) & mentioned_features(line.now, texts):
-            options = kept(line, sources)[0]  # the customer is told "size 7, waterproof no", not "7, no" (task 107)
-            named = [f"{o} {v}" for o in options if (v := value_of(line.now, o, options)) not in (None, options[o])]
-            return ", ".join(named or wanted), any(m and m in line.was for m in excluded)
-    return None
-
-
-def _same_of(sentence: str, name: str, known: set[str], same: re.Pattern[str]) -> bool:
-    """Whether ``sentence`` asks for the same item (``same``) of ``name``: the product named nearest before the end
-    of its "same item" is that one ("the same helmet" names its own), or none of the ``known`` is ("new boots with
-    the same specs, and the jigsaw with a fancier theme" asks it of the boots only)."""
-    for m in same.finditer(sentence):
-        words = sentence[:m.end()].split()
-        nearest = next((hit for k in range(1, len(words) + 1)
-                        if (hit := {n for n in known if mentions(" ".join(words[-k:]), n)})), set())
-        if not nearest or name in nearest:
-            return True
-    return False
-
-
 def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable[Operation], request: str,
                     texts: Iterable[str], sources: Iterable[Any], message: str | None = None) -> OperationResult | None:
     """Why the write ``op`` with ``args`` is not run: of a whole record asked for a part of it (``whole.partial``:
@@ -230,9 +181,12 @@ def unasked_refusal(op: Operation, args: Mapping[str, Any], operations: Iterable
             message=why + (f"; for that case you said: \"{said}\"" if said else "."))
     if unasked_write(op, request, operations):  # not offered to the redo: it may answer the question instead
         return _refused(op, ASKED, f"you asked to {ASKED}, not for a change", other_kind=True)
-    swap = unasked_kind(op, request, operations)
-    if swap is not None:  # the write itself is what was not asked for: the redo is not offered it again
-        return _refused(op, swap, f"you asked to {swap}, not to {op.kind}", other_kind=True)
+    asked = unasked_kind(op, request, operations, clause_of(request, message) if message else "")
+    if asked is not None:  # the write itself is what was not asked for: the redo is not offered it again, and
+        # proposes the write asked for where it is no swap (whose new items are to be found first)
+        kind = [o.name for o in operations if o.writes and o.kind == asked and not o.choice_pairs()]
+        return _refused(op, asked, f"you asked to {asked}, not to {op.kind}", other_kind=True,
+                        instead=kind[0] if kind else None)
     instead = unasked_swap(op, args, operations, request, texts, sources, message)
     if instead is not None:
         # The swap itself is not asked for: the redo is not offered it (``tiers.redo``), and proposes the one write of

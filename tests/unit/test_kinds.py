@@ -137,9 +137,32 @@ RET = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id":
     ("Exchange the kettle for a steel one; if that's not possible, return it", RETURN, None),
     ("I'd like my money back for the kettle", RETURN, None),  # no kind named at all
     ("Exchange the kettle for a steel one", EXCHANGE, None),  # the swap itself
+    ("No luck then? Please cancel the kettle I just ordered, it belongs with the mug", RETURN, "cancel"),
+    ("Go ahead and call off the kettle order", RETURN, "cancel"),  # what else a cancel is called
+    ("I'd like to return the kettle", OPERATIONS["cancel_pending_order"], "return"),
+    ("Return the kettle, or cancel it if it never shipped", OPERATIONS["cancel_pending_order"], None),
+    ("Cancel the kettle I received last week", RETURN, None),  # asked for by the state its order is in
+    ("Cancel the kettle and send it to my new address", OPERATIONS["modify_pending_order_address"], None),
 ])
-def test_a_write_that_is_no_swap_where_only_a_swap_is_asked_for_is_refused(request_text, op, asked):
+def test_a_write_where_the_request_names_another_kind_and_not_it_is_refused(request_text, op, asked):
     assert unasked_kind(op, request_text, OPERATIONS.values()) == asked
+
+
+def test_the_state_said_in_the_customers_own_clause_asks_for_the_write():
+    said = "cancel the kettle and the mug I received"
+    assert unasked_kind(RETURN, "Cancel the kettle from that order", OPERATIONS.values()) == "cancel"
+    assert unasked_kind(RETURN, "Cancel the kettle from that order", OPERATIONS.values(), said) is None
+
+
+def test_a_return_proposed_for_a_cancel_is_redone_as_the_cancel():
+    request = "Then cancel the kettle I just bought, since it goes with the mug"
+    refused = unasked_refusal(RETURN, RET, OPERATIONS.values(), request, [request], [ORDER, KETTLE],
+                              f"I lost my mug. {request}")
+    assert refused.message == "you asked to cancel, not to return"
+    assert refused.data["other_kind"] is True and refused.data["instead"] == "cancel_pending_order"
+    # where the customer's clause says they have it, the return is theirs to ask for
+    assert unasked_refusal(RETURN, RET, OPERATIONS.values(), "Cancel the kettle", ["Cancel the kettle"], [ORDER, KETTLE],
+                           "Cancel the kettle I received broken, and the mug") is None
 
 
 @pytest.mark.parametrize("request_text, op, refused", [
