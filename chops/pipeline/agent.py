@@ -188,6 +188,8 @@ class Agent:
                 ctx.add_feedback(cand)
                 self._escalate(ctx, check[0])
                 continue
+            if cand.route == "guide" and cand.source is None and not cand.answer:
+                return cand, False  # no excerpt answers it and no profile was read: the honest "no answer found"
             refused = refused_plan(cand, ctx.history, self.looks_up) \
                 if i < rounds and not ctx.refusal_redone else None
             if refused is not None:

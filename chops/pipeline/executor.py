@@ -128,7 +128,11 @@ class Executor:
             "executor", msgs, GuideAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="guide")
         source = chunks[out.source - 1] if 1 <= out.source <= len(chunks) else None
         step.update(answer=out.answer, source=_cite(source))
-        return Candidate(iteration=ctx.trace.iteration, route="guide", answer=out.answer, source=source)
+        # No excerpt cited and no profile shown: nothing is behind the model's words, and the customer hears that no
+        # answer was found. Asked whether a lost tablet could be refunded or reordered, the 1.5B cited none and
+        # answered "Yes, you can", the verifier passed it, and the tablet's return followed (train task 31).
+        answer = out.answer if source is not None or profile else None
+        return Candidate(iteration=ctx.trace.iteration, route="guide", answer=answer, source=source)
 
     def propose_operation(self, ctx: TurnContext) -> Candidate:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always

@@ -132,6 +132,22 @@ def test_a_guide_answer_reads_the_profile_only_when_the_router_was_not_sure_of_t
     assert llm.pending() == {}
 
 
+def test_a_guide_answer_citing_no_excerpt_without_the_profile_is_no_answer(engine, router):  # noqa: F811
+    from tests.unit.pipeline_support import to_guide
+
+    agent, llm = make_agent(engine, router=router)
+    llm.enqueue("executor", {"source": 0, "answer": "Yes, the upload page takes sheets in any format."})
+    res = agent.handle("demo_leader", "how do i upload sheets", turn_key="g:1")  # the router is sure: guide
+    assert res.route == "guide" and "couldn't find an answer" in res.reply and "any format" not in res.reply
+    assert [c[0] for c in llm.calls] == ["executor"]  # nothing to verify: no verifier call, no second attempt
+    # shown the profile (the router unsure), an answer citing no excerpt may come from it: it is verified
+    to_guide(llm)
+    llm.enqueue("executor", {"source": 0, "answer": "You are a team leader."}).enqueue("verifier", verdict(9))
+    res = agent.handle("demo_leader", "zebra quantum marmalade", turn_key="g:2")
+    assert res.reply == "You are a team leader."
+    assert llm.pending() == {}
+
+
 def test_a_profile_answers_verifier_reads_the_lines_the_message_and_answer_are_about():
     from chops.pipeline.verifier import related_lines
 
