@@ -24,8 +24,9 @@ And any write of products the customer's messages never name where they name oth
 (``chops.pipeline.unspoken``): after a keyboard's return, the return of a kettle nobody spoke of; of one request split
 off a message, those it does not name (the boots' change for the jigsaw's request). The other way round, a
 write where the request names another kind and nothing of that write (``unasked_kind``): asked which laptop to
-exchange, the 1.5B proposed the chosen laptop's return. And the same item asked for (``chops.pipeline.same``). And such a write for a question that names no change
-at all (``asking.unasked_write``): "what's the price of the speaker I bought?" became the order's address change.
+exchange, the 1.5B proposed the chosen laptop's return. And such a write for a question that names no change at all
+(``asking.unasked_write``): "what's the price of the speaker I bought?" became the order's address change. And the
+same item asked for (``chops.pipeline.same``).
 
 A request of another kind (``another_kind``) is not shown the variants of the products it names with the order's
 look-up (``Operation.follows``): they only invite a swap (train tasks 46 and 48).
@@ -33,6 +34,7 @@ look-up (``Operation.follows``): they only invite a swap (train tasks 46 and 48)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -63,17 +65,33 @@ def another_kind(request: str, operations: Iterable[Operation]) -> str | None:
 
 
 def unasked_kind(op: Operation, request: str, operations: Iterable[Operation], said: str = "") -> str | None:
-    """The kind of another write ``request`` names ("exchange", "cancel") where it does not name ``op`` (``names_write``)
-    nor asks for it by the state its record is in (``Operation.asked_as``, in the request or the customer's clause it
-    was ``said`` in: "cancel the lamp I received" asks for its return); else None. Only a kind that names one write
-    counts: "modify" may be any change of a pending order. Asked which laptop to exchange, the 1.5B proposed the chosen
-    one's return; told "if not, cancel the charger I just bought, since it goes with the tablet", the lost tablet's
-    return, which the customer's yes then committed (train task 31)."""
-    writes = [o for o in operations if o.writes]
-    if names_write(op, request, writes) or any(named(w, f"{request} {said}") for w in op.asked_as):
+    """The kind of another write ``request`` asks for ("exchange", "cancel"; not after a negation in its clause: "I
+    don't want to cancel any orders") where it does not name ``op`` (``names_write``) nor, naming no swap, asks for
+    ``op`` by the state its record is in (``Operation.asked_as``, in the request or the customer's clause it was
+    ``said`` in: "cancel the lamp I received" asks for its return, "exchange the lamp I received" does not); else None.
+    Only a kind that names one write counts: "modify" may be any change of a pending order. Asked which laptop to
+    exchange, the 1.5B proposed the chosen one's return; told "if not, cancel the charger I just bought, since it goes
+    with the tablet", the lost tablet's return, which the customer's yes then committed (train task 31)."""
+    writes, affirmed = [o for o in operations if o.writes], _affirmed(request)
+    if names_write(op, affirmed, writes):
         return None
-    return next((o.kind for o in writes if o.kind != op.kind and o.named_in(request)
-                 and sum(w.kind == o.kind for w in writes) == 1), None)
+    asked = [o for o in writes if o.kind != op.kind and sum(w.kind == o.kind for w in writes) == 1
+             and o.named_in(affirmed)]
+    if not asked or (not any(o.choice_pairs() for o in asked)
+                     and any(named(w, f"{request} {said}") for w in op.asked_as)):
+        return None
+    return next((o.kind for o in asked if o.choice_pairs()), asked[0].kind)
+
+
+# A negation, and what follows it in its clause, asks for nothing: "I don't want to cancel any orders".
+_NEGATION = re.compile(r"\b(?:not|no|never|without)\b|n't\b|不要", re.IGNORECASE)
+_CLAUSES = re.compile(r"([,;:.!?，。；！？])")
+
+
+def _affirmed(text: str) -> str:
+    """``text`` with each clause cut at its first negation: "I do not want to return it; please cancel it" keeps
+    "I do " and "; please cancel it"."""
+    return "".join(_NEGATION.split(part, 1)[0] for part in _CLAUSES.split(text))
 
 
 def names_write(op: Operation, request: str, operations: Iterable[Operation]) -> bool:

@@ -143,6 +143,11 @@ RET = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id":
     ("Return the kettle, or cancel it if it never shipped", OPERATIONS["cancel_pending_order"], None),
     ("Cancel the kettle I received last week", RETURN, None),  # asked for by the state its order is in
     ("Cancel the kettle and send it to my new address", OPERATIONS["modify_pending_order_address"], None),
+    ("Exchange the kettle I received for the steel one", RETURN, "exchange"),  # "received" asks no return of a swap
+    ("Exchange the kettle I got for the one in my other order. I don't want to cancel anything", RETURN, "exchange"),
+    ("Keep my orders, I don't want to cancel anything, just the kettle's return", RETURN, None),
+    ("I do not want to return it; please cancel the kettle order", RETURN, "cancel"),
+    ("I don't want to return it, no cancel either", OPERATIONS["modify_pending_order_address"], None),
 ])
 def test_a_write_where_the_request_names_another_kind_and_not_it_is_refused(request_text, op, asked):
     assert unasked_kind(op, request_text, OPERATIONS.values()) == asked
