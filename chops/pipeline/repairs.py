@@ -26,7 +26,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from chops.domain.operations import Operation
+from chops.pipeline.asking import swap_word
 from chops.pipeline.pairing import by_product, capped, for_themselves, paired
+from chops.pipeline.relative import comparisons
 from chops.pipeline.states import counterpart
 from chops.pipeline.completion import completed, named_record, repeated, retyped, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
@@ -55,8 +57,13 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
         name = instead
     # After the counterpart: a pending order's item change proposed for a delivered order, each item for itself, is
     # the exchange first, then the return (train task 10: the verifier passed the exchange of four items for themselves).
+    # Not where the request asks for a swap and names no return: told "I'll take the most expensive one", the 1.5B
+    # wrote the garden hose named turns before for itself, and its return was committed on the customer's yes (train
+    # task 29); refused as it is, the swap is redone.
     meant = operations[name].unchanged
-    if meant in operations and for_themselves(operations[name], proposed):
+    if meant in operations and for_themselves(operations[name], proposed) and (
+            operations[meant].named_in(ctx.text) or not (swap_word(ctx.text, operations.values())
+                                                         or comparisons(ctx.text, ()))):
         # Items exchanged for themselves: their return (the arguments the return takes, as proposed).
         step.setdefault("switched", []).append({"from": name, "to": meant})
         name, proposed = meant, {k: v for k, v in proposed.items() if k in operations[meant].arg_names()}

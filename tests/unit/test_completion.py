@@ -193,6 +193,24 @@ def test_items_exchanged_for_themselves_are_their_return(shop, proposed):  # noq
                               {"item_ids": ["k-glass-1l"], "new_item_ids": ["k-red-1l"]})
 
 
+def test_items_exchanged_for_themselves_stay_a_swap_where_a_swap_and_no_return_is_asked(shop):  # noqa: F811
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-glass-1l"], payment_method_id="gift_card_mia"))
+    to_system(llm, fresh=False)  # the redo, refused in its turn: nothing said of what the kettle becomes
+    llm.enqueue("executor", call("exchange_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 new_item_ids=["k-red-1l"], payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, "I want to change the kettle, paying with my gift card", turn_key="y:1", conversation_id="y")
+    proposed = next(s for s in res.trace["steps"] if s.get("operation") == "exchange_delivered_order_items")
+    assert "switched" not in proposed and proposed["outcome"] != "ok"  # no return nobody asked for: refused, redone
+    assert res.operation == "exchange_delivered_order_items" and not res.committed  # the redo: still a swap
+    assert order(engine, "#T0000003")["status"] == "delivered"
+
+
 def test_the_grammar_offers_only_the_payment_method_the_customer_named():
     sources = [MIA_METHODS, {"payment_methods": [{"id": "paypal_mia", "source": "paypal"}]}]
     options = arg_options([PAY], sources)
