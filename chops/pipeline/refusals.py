@@ -5,7 +5,8 @@ reads too, since the request is about someone else. A write of products nobody n
 for, one against the price it asks for (``chops.pipeline.kinds``), of a record in a state it does not take, or of
 none of the record the request types where a write like it takes that one (``chops.pipeline.states``): nothing to
 ask the customer, so the agent redoes the plan with the reason; but a write of a record in a state it does not take
-beside writes that may run is left out, the customer told why (``_beside``).
+beside writes that may run is left out, the customer told why (``_beside``), and one this conversation already did is
+told as done (``_done``).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from chops.domain.operations import Operation
 from chops.domain.outcomes import OperationResult
 from chops.domain.system import SystemApi
 from chops.i18n import reply_language
-from chops.pipeline.context import Step, TurnContext
+from chops.pipeline.context import FINAL, Step, TurnContext
 from chops.pipeline.kinds import unasked_refusal
 from chops.pipeline.replies import not_done_reply
 from chops.pipeline.splitting import clause_of
 from chops.pipeline.states import other_record, out_of_state
+from chops.pipeline.tally import DONE, done_before
 from chops.pipeline.targets import others_named, refusal
 
 
@@ -43,6 +45,7 @@ def refuse(api: SystemApi, operations: Mapping[str, Operation], choices: Sequenc
              or other_record(operations[s.operation], s.args, seen, choices, ctx.text),
              unasked_refusal(operations[s.operation], s.args, choices, ctx.text, ctx.user_texts, seen, ctx.message))
             if s.writes else (s, None, None) for s in steps]
+    rows = [(s, _done(operations[s.operation], s, state, ctx), why) for s, state, why in rows]
     rows = _beside(operations, ctx, rows)
     first = next((why or state for _, state, why in rows if why or state), None)
     if first is None:
@@ -53,6 +56,15 @@ def refuse(api: SystemApi, operations: Mapping[str, Operation], choices: Sequenc
 
 
 Row = tuple[Step, OperationResult | None, OperationResult | None]  # a step, its state's refusal, its request's
+
+
+def _done(op: Operation, step: Step, state: OperationResult | None, ctx: TurnContext) -> OperationResult | None:
+    """The state's refusal ``state`` of ``step``, told as what it is where this conversation already did that write
+    (``tally.done_before``): the customer asked again, nothing for the model to redo (``FINAL``)."""
+    said = done_before(op, step.args, ctx.history) if state is not None else None
+    if said is None:
+        return state
+    return state.model_copy(update={"data": {**(state.data or {}), DONE: said, FINAL: True}})
 
 
 def _beside(operations: Mapping[str, Operation], ctx: TurnContext, rows: list[Row]) -> list[Row]:

@@ -16,6 +16,7 @@ from chops.domain.outcomes import Outcome
 from chops.i18n import N_, SOURCE_LANGUAGE, join_list, translate
 from chops.pipeline.context import Candidate
 from chops.pipeline.prompting import clip
+from chops.pipeline.tally import DONE
 
 READ_ROWS = 10  # rows listed in a reply; more are summarised by count
 
@@ -160,6 +161,11 @@ def operation_reply(operation: Any, result: Any, args: dict[str, Any], lang: str
     if outcome == Outcome.REFUSED_MISSING_ARGS:
         return translate(lang, N_("I need a bit more information to do that: please tell me {missing}. Just reply "
                                   "with it and I'll continue."), missing=missing_description(operation, args, lang))
+    done = result.data.get(DONE) if isinstance(result.data, dict) else None
+    if done is not None:  # asked again for what this conversation already did (``tally.done_before``)
+        said = done if lang == SOURCE_LANGUAGE else _detail(operation, result.model_copy(
+            update={"outcome": Outcome.OK}), args, lang)
+        return translate(lang, N_("That was already done earlier in this conversation: {message}"), message=said)
     message = _detail(operation, result, args, lang)
     if outcome == Outcome.OK:
         return translate(lang, N_("Done: {message}"), message=message)

@@ -40,6 +40,25 @@ def moved(traces: Iterable[dict[str, Any] | None]) -> list[Decimal]:
     return [Decimal(m) for step in commits(traces) for m in step.get(MONEY) or [] if Decimal(m)]
 
 
+DONE = "done_before"  # a refusal's data: what this conversation's commit of the same write said (``done_before``)
+
+
+def done_before(op: Any, args: dict[str, Any], history: Sequence[TurnRecord]) -> str | None:
+    """What this conversation's commit of ``op`` said (its message), where it was of the record ``args`` names (the
+    value of an argument whose state ``op`` takes: ``CHOICES_WHERE``) and of every line ``args`` lists; else None.
+    Asked again for a cancel the customer's yes had committed, the agent said "I couldn't do that: #W… is cancelled"
+    and offered a person (train task 31)."""
+    keyed = [a for a in op.choice_states() if args.get(a) is not None]
+    for step in commits(t.trace for t in history):
+        for s in step.get("steps") or []:
+            done = s.get("args") or {}
+            if s.get("operation") == op.name and keyed and all(done.get(a) == args[a] for a in keyed) \
+                    and all(set(map(str, v)) <= set(map(str, done.get(k) or ())) for k, v in args.items()
+                            if isinstance(v, list)):
+                return s.get("message") or ""
+    return None
+
+
 def done_lines(history: Sequence[TurnRecord], currency: str | None) -> list[str]:
     """What the conversation's commits did, as the system said it (one line a step), then the total where two or
     more moved money: "how much do I get back in all?" is answered from them, not from a guide."""

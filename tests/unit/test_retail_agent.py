@@ -70,6 +70,22 @@ def test_a_cancel_is_looked_up_described_and_committed_on_yes(shop):
     assert order(engine, "#T0000002")["status"] == "cancelled" and balance(engine, MIA, "gift_card_mia") == 220.0
 
 
+def test_a_write_asked_for_again_after_its_commit_is_told_as_done_not_redone(shop):
+    agent, engine, llm = shop
+    first = "Please cancel order #T0000002, I ordered it by mistake"
+    asked = ask_to_cancel(agent, llm, first, "d")
+    llm.enqueue("classifier", YES)
+    done = agent.handle(MIA, "yes please", turn_key="d:2", conversation_id="d", history=[asked.to_record(first)])
+    assert done.committed
+    history = [asked.to_record(first), done.to_record("yes please")]
+    propose_cancel(llm, "#T0000002", "ordered by mistake", verified=False)  # nothing to verify: no model judges it
+    again = agent.handle(MIA, "Then cancel the chair order, please", turn_key="d:3", conversation_id="d",
+                         history=history)
+    assert again.reply.startswith("That was already done earlier in this conversation: Order #T0000002 is cancelled")
+    assert "couldn't" not in again.reply and not again.committed and llm.pending() == {}
+    assert order(engine, "#T0000002")["status"] == "cancelled"
+
+
 def test_a_cancel_of_an_order_the_customer_does_not_hold_is_refused_not_asked_for_its_reason(shop):
     agent, engine, llm = shop
     before = loader.export(engine)

@@ -7,8 +7,9 @@ from decimal import Decimal
 
 import pytest
 
+from apis.retail.registry import OPERATIONS
 from chops.pipeline.context import TurnContext
-from chops.pipeline.tally import MONEY, moved, total_line, with_total
+from chops.pipeline.tally import MONEY, done_before, moved, total_line, with_total
 from chops.pipeline.trace import Trace
 from chops.records import TurnRecord, TurnResult
 from tests.unit.retail_support import MIA, load_shop
@@ -117,3 +118,24 @@ def test_the_prompts_history_lists_what_the_changes_did_and_their_total():
     assert "Changes made in this conversation (the system's own results):\n- Refunded $10.00." in ctx.history_section()
     ctx.currency = None  # a system that moves no money: what was done, no total
     assert ctx.done()[-1] == "Refunded $4.00."
+
+
+def _committed(operation: str, args: dict, message: str) -> TurnRecord:
+    step = {"role": "commit", "committed": True, "replayed": False,
+            "steps": [{"operation": operation, "args": args, "outcome": "ok", "message": message}]}
+    return TurnRecord(user_text="yes", reply="Done", trace={"steps": [step]})
+
+
+@pytest.mark.parametrize("operation, args, said", [
+    ("return_delivered_order_items", {"order_id": "#T0000003", "item_ids": ["k-glass-1l"]}, "Return of the kettle"),
+    ("return_delivered_order_items", {"order_id": "#T0000003", "item_ids": ["s-silk-red"]}, None),  # another line
+    ("return_delivered_order_items", {"order_id": "#T0000004", "item_ids": ["k-glass-1l"]}, None),  # another order
+    ("exchange_delivered_order_items", {"order_id": "#T0000003", "item_ids": ["k-glass-1l"],
+                                        "new_item_ids": ["k-red-1l"]}, None),  # another write of the order
+])
+def test_a_write_done_before_is_the_same_write_of_the_same_record_and_lines(operation, args, said):
+    history = [_committed("return_delivered_order_items", {"order_id": "#T0000003", "item_ids": ["k-glass-1l"],
+                                                           "payment_method_id": "credit_card_mia"},
+                          "Return of the kettle")]
+    assert done_before(OPERATIONS[operation], args, history) == said
+    assert done_before(OPERATIONS[operation], args, []) is None
