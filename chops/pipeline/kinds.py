@@ -73,8 +73,8 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation], s
     exchange, the 1.5B proposed the chosen one's return; told "if not, cancel the charger I just bought, since it goes
     with the tablet", the lost tablet's return, which the customer's yes then committed (train task 31)."""
     writes, affirmed = [o for o in operations if o.writes], _affirmed(request)
-    if names_write(op, affirmed, writes):
-        return None
+    if names_write(op, affirmed, writes) or (op.asked_by and op.asked_in([affirmed], affirmed)):
+        return None  # named, or asked for in its own words ("move #W… to 12 Elm St")
     asked = [o for o in writes if o.kind != op.kind and sum(w.kind == o.kind for w in writes) == 1
              and o.named_in(affirmed)]
     if not asked or (not any(o.choice_pairs() for o in asked)

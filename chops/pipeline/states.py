@@ -13,7 +13,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named as named_kind
 from chops.domain.outcomes import Outcome, OperationResult
-from chops.pipeline.walk import only_alike, record_fields, typed_ids, values_in
+from chops.pipeline.walk import mentions, names_of, only_alike, record_fields, typed_ids, values_in
 
 
 def counterpart(op: Operation, args: dict[str, Any], sources: Iterable[Any]) -> str | None:
@@ -117,11 +117,16 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
     reads the delivered order holding a watch, not the pending one (train task 16). Not for a swap's kind, whose
     counterpart takes the other state ("exchange" is said of a pending order's item change too). A state the message
     names that some of the records are in comes first (``_stated``): asked "what's the tracking number of my cancelled
-    order?", the "cancel" in "cancelled" offered the pending orders alone, and the 1.5B read one (train task 104)."""
+    order?", the "cancel" in "cancelled" offered the pending orders alone, and the 1.5B read one (train task 104).
+    Unless a thing is said to be held as a write takes it (``_held_as``): told "exchange the garden hose I received for
+    the same type as the one in my pending order", the 1.5B, offered the pending order alone, changed its hose (train
+    task 29)."""
     paths, operations = set(op.choice_keys().get(arg, ())), list(operations)
     stated = _stated(paths, operations, sources, message)
     if stated:  # "the tracking number of my cancelled order": a state said is no kind of write asked for
-        return [v for v in values if v in stated] or values
+        # unless a thing is said held as a write takes it: "exchange the hose I got for the one in my pending order"
+        held = _held_as(op, arg, paths, operations, sources, message)
+        return [v for v in values if v in (held or stated)] or values
     allowed: dict[str, set[str]] = {}
     message = without_states(message, operations, sources)
     for write in operations:
@@ -134,6 +139,42 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
         return values
     fields = record_fields(sources, set(allowed))
     return [v for v in values if all(fields[k].get(str(v)) in states for k, states in allowed.items())] or values
+
+
+# Words between a thing's name and the word that says it is held ("the lamp that I received", "the hose I just got").
+_HELD_BY = {"i", "we", "i've", "we've", "that", "which", "just", "already", "recently", "finally", "have", "had", "has"}
+
+
+def _held_as(op: Operation, arg: str, paths: set[str], operations: list[Operation], sources: list[Any],
+             message: str) -> set[str]:
+    """The records of ``paths`` holding a thing (by the look-up's ``CHOICES_MENTIONED`` names) that the ``message``
+    says is held in a way a write asks for (``Operation.asked_as``: "the lamp I received"), in a state that write takes;
+    not a question of its state ("has my watch been delivered?")."""
+    key = op.choice_names().get(arg)
+    if key is None:
+        return set()
+    names = record_fields(sources, {key})[key]
+    out: set[str] = set()
+    for write in (w for w in operations if w.writes):
+        for word in write.asked_as:
+            for m in re.finditer(rf"\b{re.escape(word)}" if word.isascii() else re.escape(word), message, re.I):
+                before = re.split(r"[,;:.!?]", message[:m.start()])[-1].split()
+                while before and before[-1].lower() in _HELD_BY:
+                    before.pop()
+                if before:  # the thing's own name ends right there: "the hose I got"
+                    out |= {rid for rid, held in names.items() if any(mentions(before[-1], str(n))
+                                                                      for n in names_of(held))
+                            and _takes_state(write, paths, rid, sources)}
+    return out
+
+
+def _takes_state(write: Operation, paths: set[str], rid: str, sources: list[Any]) -> bool:
+    """Whether ``write`` takes the record ``rid`` of ``paths`` in the state the ``sources`` show it in."""
+    for key_arg, where in write.choice_states().items():
+        if set(write.choice_keys().get(key_arg, ())) == paths:
+            fields = record_fields(sources, set(where))
+            return all(fields[k].get(rid) in states for k, states in where.items())
+    return False
 
 
 def _stated(paths: set[str], operations: list[Operation], sources: list[Any], message: str) -> set[str]:

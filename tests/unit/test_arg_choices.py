@@ -235,7 +235,12 @@ def test_the_order_to_read_is_one_a_return_or_cancel_asked_for_takes_where_one_h
                               ("what's the tracking number of my cancelled order?", ("#W1000003",)),
                               ("is my pending order shipped yet?", ("#W1000001",)),
                               ("has my watch been delivered?", ("#W1000001", "#W1000002")),  # a question of its state
-                              ("cancel the kettle of my delivered order", ("#W1000002",))]:
+                              ("cancel the kettle of my delivered order", ("#W1000002",)),
+                              # A thing said to be held is in the state the write asked so takes (train task 29).
+                              ("exchange the watch I got for the kind in my pending order", ("#W1000002",)),
+                              ("swap the watch that I have received, not the one in my pending order",
+                               ("#W1000002",)),
+                              ("I received the wrong mug; is my pending order shipped yet?", ("#W1000001",))]:
         assert arg_options(offered, [profile], (), message)[0][2] == expected, message
 
 

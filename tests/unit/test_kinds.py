@@ -148,6 +148,8 @@ RET = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id":
     ("Keep my orders, I don't want to cancel anything, just the kettle's return", RETURN, None),
     ("I do not want to return it; please cancel the kettle order", RETURN, "cancel"),
     ("I don't want to return it, no cancel either", OPERATIONS["modify_pending_order_address"], None),
+    ("Cancel the kettle order, and move the other one to 12 Elm St", OPERATIONS["modify_pending_order_address"], None),
+    ("Cancel the kettle order, and move the other one", OPERATIONS["modify_pending_order_payment"], "cancel"),
 ])
 def test_a_write_where_the_request_names_another_kind_and_not_it_is_refused(request_text, op, asked):
     assert unasked_kind(op, request_text, OPERATIONS.values()) == asked
