@@ -136,8 +136,9 @@ class ConversationService:
             earlier = [t for t in self.store.history(conversation_id, with_trace=True, limit=3) if t.user_text]
             previous = earlier[-1] if earlier else None
         reason = offer_reason(result, previous)
-        if reason is not None:
-            result = self._with_lines(result, [notice(lang, OFFER)], handoff_offered=reason)
+        if reason is not None:  # said once: the model, reading its earlier replies, may have written it itself
+            offer = notice(lang, OFFER)
+            result = self._with_lines(result, [] if offer in result.reply else [offer], handoff_offered=reason)
         return result, None
 
     @staticmethod

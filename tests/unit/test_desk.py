@@ -125,6 +125,17 @@ def test_a_person_is_offered_when_the_verifier_never_passes(desk):
     assert stored.reply.endswith(OFFER) and stored.trace["handoff_offered"] == "unverified"
 
 
+def test_the_offer_of_a_person_is_said_once_where_the_answer_already_says_it(desk):
+    svc, llm, engine = desk
+    cid = svc.start("demo_leader", "widget")
+    for _ in range(2):
+        to_guide(llm)
+        llm.enqueue("executor", {"source": 1, "answer": f"Maybe. {OFFER}"})  # written back from an earlier reply
+    llm.enqueue("verifier", verdict(2, "vague"))
+    turn = svc.run_turn(cid, "demo_leader", "When are uploads due?")
+    assert turn.result.reply.count(OFFER) == 1 and turn.result.trace["handoff_offered"] == "unverified"
+
+
 def test_a_person_is_offered_in_chinese_for_a_chinese_request(desk):
     svc, llm, engine = desk
     cid = svc.start("demo_leader", "widget")
