@@ -4,7 +4,7 @@ mapping by name), and the one-line-per-operation text the prompts show."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import UnionType
 from typing import Annotated, Any, Callable, Union, get_args, get_origin
@@ -56,8 +56,14 @@ CHOICES_ORIGINAL = "choices_original"
 def named(word: str, text: str) -> bool:
     """Whether ``word`` starts a word of ``text``, case-blind ("pay" in "Paying", "cancel" in "cancelling"); a word in
     a script without spaces (Chinese) anywhere in it."""
-    text = text.lower()
-    return re.search(rf"\b{re.escape(word)}", text) is not None if word.isascii() else word in text
+    return next(named_at(word, text), None) is not None
+
+
+def named_at(word: str, text: str) -> Iterator[int]:
+    """Where in ``text`` the ``word`` is ``named``: each place it starts a word of it, case-blind (in a script without
+    spaces, each place it is)."""
+    pattern = rf"\b{re.escape(word)}" if word.isascii() else re.escape(word)
+    return (m.start() for m in re.finditer(pattern, text.lower()))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from chops.domain.operations import Operation, named as named_kind
+from chops.domain.operations import Operation, named as named_kind, named_at
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.pipeline.walk import mentions, names_of, only_alike, record_fields, typed_ids, values_in
 
@@ -155,26 +155,19 @@ def _held_as(op: Operation, arg: str, paths: set[str], operations: list[Operatio
         return set()
     names = record_fields(sources, {key})[key]
     out: set[str] = set()
-    for write in (w for w in operations if w.writes):
-        for word in write.asked_as:
-            for m in re.finditer(rf"\b{re.escape(word)}" if word.isascii() else re.escape(word), message, re.I):
-                before = re.split(r"[,;:.!?]", message[:m.start()])[-1].split()
-                while before and before[-1].lower() in _HELD_BY:
-                    before.pop()
-                if before:  # the thing's own name ends right there: "the hose I got"
-                    out |= {rid for rid, held in names.items() if any(mentions(before[-1], str(n))
-                                                                      for n in names_of(held))
-                            and _takes_state(write, paths, rid, sources)}
+    for write in operations:
+        where = next((w for a, w in write.choice_states().items() if set(write.choice_keys().get(a, ())) == paths), {})
+        if not write.writes or not where:
+            continue
+        states = record_fields(sources, set(where))
+        for at in (at for word in write.asked_as for at in named_at(word, message)):
+            before = re.split(r"[,;:.!?]", message[:at])[-1].split()
+            while before and before[-1].lower() in _HELD_BY:
+                before.pop()
+            if before:  # the thing's own name ends right there: "the hose I got"
+                out |= {rid for rid, held in names.items() if any(mentions(before[-1], str(n)) for n in names_of(held))
+                        and all(states[k].get(rid) in allowed for k, allowed in where.items())}
     return out
-
-
-def _takes_state(write: Operation, paths: set[str], rid: str, sources: list[Any]) -> bool:
-    """Whether ``write`` takes the record ``rid`` of ``paths`` in the state the ``sources`` show it in."""
-    for key_arg, where in write.choice_states().items():
-        if set(write.choice_keys().get(key_arg, ())) == paths:
-            fields = record_fields(sources, set(where))
-            return all(fields[k].get(rid) in states for k, states in where.items())
-    return False
 
 
 def _stated(paths: set[str], operations: list[Operation], sources: list[Any], message: str) -> set[str]:

@@ -49,10 +49,12 @@ def done_before(op: Any, args: dict[str, Any], history: Sequence[TurnRecord]) ->
     Asked again for a cancel the customer's yes had committed, the agent said "I couldn't do that: #W… is cancelled"
     and offered a person (train task 31)."""
     keyed = [a for a in op.choice_states() if args.get(a) is not None]
+    if not keyed:
+        return None
     for step in commits(t.trace for t in history):
         for s in step.get("steps") or []:
             done = s.get("args") or {}
-            if s.get("operation") == op.name and keyed and all(done.get(a) == args[a] for a in keyed) \
+            if s.get("operation") == op.name and all(done.get(a) == args[a] for a in keyed) \
                     and all(set(map(str, v)) <= set(map(str, done.get(k) or ())) for k, v in args.items()
                             if isinstance(v, list)):
                 return s.get("message") or ""
