@@ -3,7 +3,8 @@
 Asked "what's the price of the speaker I bought?", the 1.5B proposed the order's address change; asked which two
 t-shirts an order held, a t-shirt's item change; asked "what's the storage of the tablet I ordered?", its exchange. A
 request that only asks about something and names no change is looked up and answered (``only_asks``), and a write
-proposed for it is refused (``unasked_write``; a swap: ``chops.pipeline.kinds.unasked_swap``).
+proposed for it is refused (``unasked_write``; a swap: ``chops.pipeline.kinds.unasked_swap``). A request may also ask
+to hear the options to choose from before a swap is made (``asks_options``).
 """
 
 from __future__ import annotations
@@ -86,3 +87,25 @@ def swap_word(request: str, operations: Iterable[Operation]) -> bool:
     """Whether ``request`` names a swap's kind or a word that asks for a change (``_CHANGE_WORDS``)."""
     words = [w for op in operations if op.writes and op.choice_pairs() for w in op.kind_words] + list(_CHANGE_WORDS)
     return any(named(w, request) for w in words)
+
+
+_KINDS = r"(?:options|choices|alternatives|variants|versions|models|ones)"
+# "tell me all the options and their prices", "what are my choices?", "list the available ones", "show me what's
+# available", "let me see the alternatives", "what options do I have", 有哪些选项, 告诉我所有款式和价格.
+_ASKS = re.compile(
+    rf"\b(?:tell|show|list|give|send|read|let)\s+(?:me\s+)?(?:know\s+|see\s+|hear\s+)?(?:about\s+)?"
+    rf"(?:all\s+|each\s+of\s+|every\s+)?(?:of\s+)?(?:the\s+|my\s+|your\s+|what\s+)?(?:different\s+|possible\s+|"
+    rf"available\s+)?{_KINDS}\b"
+    rf"|\bwhat(?:\s+are|'re)?\s+(?:all\s+)?(?:the\s+|my\s+)?(?:available\s+|possible\s+)?{_KINDS}\b"
+    rf"|\b(?:what|which)\s+{_KINDS}\b"
+    rf"|\b(?:show|tell|list|give)\s+(?:me\s+)?what(?:'s|\s+is|\s+are)?\s+(?:there|available|in stock)\b"
+    rf"|\b{_KINDS}\s+(?:and|with)\s+(?:their\s+|the\s+)?prices\b"
+    r"|\bbefore\s+I\s+(?:choose|decide|pick)\b"
+    r"|(?:哪些|什么|所有|全部|列出|告诉我).{0,8}(?:选项|选择|款式|型号|款)",
+    re.IGNORECASE)
+
+
+def asks_options(request: str) -> bool:
+    """Whether ``request`` asks to hear the options to choose from ("If there are several, tell me all the options
+    and their prices", "what are my choices?", "list the available ones before I decide")."""
+    return bool(_ASKS.search(request))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from chops.domain.operations import Operation, plain_kind_words
@@ -109,12 +110,41 @@ def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: 
 def _described(op: Operation, arg: str, values: list[str], found: dict[str, list[str]],
                fields: dict[str, dict[str, Any]], asked: list[str], texts: dict[str, str],
                sources: list[Any]) -> list[str]:
-    """``values`` narrowed to those the customer described (``narrowing.narrowed``; ``fields``: ``record_fields``
-    of the names, ``texts``: each value's description), per name; a feature the lines they replace already have
-    (the pair's lines of the same name) does not count. Then, where the customer compares with the line replaced
-    ("a bigger one"), those on that side of it (``relative.compared``); then, where they named a feature, the ones
+    """``values`` narrowed to those the customer described (``_fit``); then, where they named a feature, the ones
     most like the line replaced (``narrowing.closest``); last, where they ranked alternatives, those with the one
     said first (``narrowing.preferred``)."""
+    fit = _fit(op, arg, values, found, fields, asked, texts, sources)
+    spoken = {name: {list(options).index(option) for option, _ in comparisons(
+        " ".join(about(asked, name, fit.known, mentions)), options) if option in options}
+        for name, (_, options) in fit.compared_to.items()}
+    values = closest(fit.values, asked, names=fit.names, described=texts, old=fit.old, known=fit.known,
+                     mentions=mentions, every=values, spoken=spoken, labels=fit.placed)
+    return preferred(values, asked, names=fit.names, described=texts, known=fit.known, mentions=mentions,
+                     every=fit.every, labels=fit.placed, old=fit.old)
+
+
+@dataclass(frozen=True)
+class _Fitting:
+    """The values that fit what the customer said (``values``, of ``every`` offered), and what narrowing them further
+    reads: each value's product (``names``), every product name the sources give (``known``), each product's old
+    features (``old``), the line replaced with its labelled options (``compared_to``), and its places' names
+    (``placed``)."""
+
+    values: list[str]
+    every: list[str]
+    names: dict[str, Any]
+    known: set[str]
+    old: dict[str, set[str]]
+    compared_to: dict[str, tuple[str, dict[str, str]]]
+    placed: dict[str, list[str]]
+
+
+def _fit(op: Operation, arg: str, values: list[str], found: dict[str, list[str]],
+         fields: dict[str, dict[str, Any]], asked: list[str], texts: dict[str, str], sources: list[Any]) -> _Fitting:
+    """``values`` narrowed to those the customer described (``narrowing.narrowed``; ``fields``: ``record_fields`` of
+    the names, ``texts``: each value's description), per name; a feature the lines they replace already have (the
+    pair's lines of the same name, ``found``) does not count. Then, where the customer compares with the line replaced
+    ("a bigger one"), those on that side of it (``relative.compared``)."""
     named = {key: fields[key] for key in set(op.choice_names().values())}
     names = named[op.choice_names()[arg]]
     # Every name the sources give (an order's item names too): a sentence about another product is not this one's.
@@ -130,19 +160,32 @@ def _described(op: Operation, arg: str, values: list[str], found: dict[str, list
                 compared_to.setdefault(str(names.get(line)), (line, held))
     # Compared after the named features narrowed: alternatives ranked in one place ("battery first, then USB") are
     # told from the whole list, and the comparison keeps its side of those (none on that side: all of them).
-    every = values
     placed = {name: list(options) for name, (_, options) in compared_to.items()}  # each product's places' names
-    values = narrowed(values, asked, names=names, described=texts, old=old,
-                      excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions,
-                      labels=placed)
-    values = compared(values, asked, names=names, described=texts, old=compared_to, known=known, mentions=mentions)
-    spoken = {name: {list(options).index(option) for option, _ in comparisons(
-        " ".join(about(asked, name, known, mentions)), options) if option in options}
-        for name, (_, options) in compared_to.items()}
-    values = closest(values, asked, names=names, described=texts, old=old, known=known, mentions=mentions,
-                     every=every, spoken=spoken, labels=placed)
-    return preferred(values, asked, names=names, described=texts, known=known, mentions=mentions, every=every,
-                     labels=placed, old=old)
+    kept = narrowed(values, asked, names=names, described=texts, old=old,
+                    excluded=op.choice_described()[arg].get("excluded"), known=known, mentions=mentions,
+                    labels=placed)
+    kept = compared(kept, asked, names=names, described=texts, old=compared_to, known=known, mentions=mentions)
+    return _Fitting(kept, values, names, known, old, compared_to, placed)
+
+
+def fitting(op: Operation, args: dict[str, Any], sources: Iterable[Any], asked: Iterable[str]) -> dict[str, list[str]]:
+    """``{product name: its values that fit what the customer's ``asked`` words describe}`` for each argument of the
+    write ``op`` whose values are described (``CHOICES_DESCRIBED``: a swap's new items), of each product of the lines it
+    replaces (those ``args`` name), before the nearest to the line replaced is taken: the choices a customer who asked to hear
+    their options is told (``chops.pipeline.listing``)."""
+    sources, asked = list(sources), list(asked)
+    fields = record_fields(sources, set(op.choice_names().values()))
+    texts = descriptions(node for data in sources for node in records(data))
+    found = {a: [str(v) for v in (args.get(a) or [])] for a in op.choice_pairs()}
+    out: dict[str, list[str]] = {}
+    replaced = {v for lines in found.values() for v in lines}
+    for arg in op.choice_described():
+        values = [v for v in values_in(sources, op.choice_keys()[arg]) if v not in replaced]  # no swap for itself
+        fit = _fit(op, arg, values, found, fields, asked, texts, sources)
+        for name, group in by_name(fit.values, fit.names).items():
+            if name in fit.compared_to:  # a product of the lines replaced
+                out.setdefault(name, []).extend(group)
+    return out
 
 
 def _held(lines: list[str], names: dict[str, Any], texts: dict[str, str], asked: list[str]) -> list[str]:

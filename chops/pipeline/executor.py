@@ -12,7 +12,8 @@ Each step's grammar lets an id argument take only the ids the profile and the lo
 customer typed (``.choices``): the model copies ids, it cannot invent them. It offers no write whose ids no look-up
 has listed yet while a look-up is offered (``lookups.looked_up_first``), nor one the customer's words do not ask for
 (``Operation.asked_by``). A plan is repaired (``.repairs``); a swap the request does not ask for is refused and
-redone (``.kinds``); agenda requests about the order read join (``.together``); which line is asked (``.which``).
+redone (``.kinds``); agenda requests about the order read join (``.together``); which line, or which new item where the customer asked to
+hear the options, is asked (``.which``, ``.listing``).
 
 Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
 short list of operations. Where the list is shown depends on ``layout``: ``cached`` keeps the whole list in
@@ -39,6 +40,7 @@ from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, no_swap_asked
+from chops.pipeline.listing import listed_first
 from chops.pipeline.lookups import (Reader, conversation_lookups, follow_ups, looked_up, looked_up_first, lookup_record,
                                     observations_section, seen_data, unread_named)
 from chops.pipeline.prompting import fragment, messages, section, without_instructions
@@ -245,8 +247,9 @@ class Executor:
             step.setdefault("meant", []).extend(moved)
         steps, others, refused = refuse(self.api, self.operations, self.choices, ctx, steps, seen)  # not run at all
         writes = [s for s in steps if s.writes]
-        # A line of a product the customer holds several of, with nothing said to tell which: asked, not guessed.
-        which = None if refused else ask(self.operations, writes, request, ctx.user_texts, seen)
+        # Which line, of a product held several times, or which new item, the customer asked to choose: asked first.
+        which = None if refused else (ask(self.operations, writes, request, ctx.user_texts, seen)
+                                      or listed_first(self.operations, writes, ctx, seen))
         plan = None
         # The acting user is ctx.nickname, set by the caller from the session — never a model value.
         if which is not None:  # the question alone: the answer completes this call (``repairs._kept``)

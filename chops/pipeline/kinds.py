@@ -40,7 +40,7 @@ from typing import Any
 
 from chops.domain.operations import Operation, named
 from chops.domain.outcomes import Outcome, OperationResult
-from chops.pipeline.asking import ASKED, asks_only, names_change, question, swap_word, unasked_write
+from chops.pipeline.asking import ASKED, asks_only, asks_options, names_change, question, swap_word, unasked_write
 from chops.pipeline.choices import lines_of
 from chops.pipeline.context import FINAL
 from chops.pipeline.described import descriptions, features, mentioned_features
@@ -239,7 +239,7 @@ def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, text
     """(what the customer asked for, why the swap ``op`` with ``args`` is not it) where it fails a condition of theirs:
     the same item (``not_the_same``), options kept (``swapped.unkept``), a variant with the features they named
     (``swapped.unmet``), the price's side (``prices.against_price``) or a bound (``prices.over_budget``), or nothing
-    said of what it becomes (``swapped.unsaid``); else None."""
+    said of what it becomes (``swapped.unsaid``) where the customer did not ask to hear the options; else None."""
     changed = not_the_same(op, args, request, texts, sources)
     if changed is not None:
         gone = ", which is not available now" if changed[1] else ""
@@ -257,7 +257,8 @@ def _condition_failed(op: Operation, args: Mapping[str, Any], request: str, text
     if outside is not None:
         options = f" ({outside[2]})" if outside[2] else ""
         return outside[0], f"you asked for one {outside[0]}, and this new item{options} costs {outside[1]}"
-    untold = None if bounded(texts) else unsaid(op, args, texts, sources)
+    # Asked to hear the options, the customer is told them (``chops.pipeline.listing``), not told they said nothing.
+    untold = None if bounded(texts) or asks_options(request) else unsaid(op, args, texts, sources)
     if untold is not None:
         return (f"what to change the {untold[0]} to", f"you have not said what you would like the {untold[0]} "
                 f"changed to (this new item has {untold[1]})")

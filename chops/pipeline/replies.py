@@ -154,6 +154,10 @@ def operation_reply(operation: Any, result: Any, args: dict[str, Any], lang: str
     if outcome == Outcome.REFUSED_OTHER_PERSON:
         return other_person_reply((result.data or {}).get("people") or [], lang)
     which = result.data if outcome == Outcome.REFUSED_MISSING_ARGS and isinstance(result.data, dict) else {}
+    if which.get("listed"):  # the new items the customer asked to choose from (``chops.pipeline.listing``)
+        return translate(lang, N_("These {name} options fit what you asked for: {options}. Which one would you "
+                                  "like? Just reply with it and I'll continue."), name=which["which"],
+                         options="; ".join(f"({i}) {o}" for i, o in enumerate(which["options"], 1)))
     if which.get("options"):  # several lines it could be (``chops.pipeline.which``)
         return translate(lang, N_("You have more than one {name} this could be: {options}. Which one do you mean? "
                                   "Just reply with it and I'll continue."), name=which["which"],

@@ -45,17 +45,21 @@ _PLACE = re.compile(r"\b(?:last|latest|recent|newest|newer|first|oldest|older|ea
 @dataclass(frozen=True)
 class Which:
     """A line the customer has not said which of: the product's ``name``, each candidate described (``options``),
-    and the arguments left for their answer (``unset``)."""
+    and the arguments left for their answer (``unset``); or, ``listed``, the new items the customer asked to choose
+    from (``chops.pipeline.listing``)."""
 
     name: str
     options: tuple[str, ...]
     unset: tuple[str, ...]
+    listed: bool = False
 
     def result(self, operation: str) -> OperationResult:
         """The write's result: a value the customer must give (the reply asks which, listing the ``options``)."""
+        said = "asked to choose from these" if self.listed else "has not said"
         return OperationResult(operation=operation, outcome=Outcome.REFUSED_MISSING_ARGS,
-                               message=f"which {self.name}: {' or '.join(self.options)}; the customer has not said",
-                               data={"which": self.name, "options": list(self.options), FINAL: True})
+                               message=f"which {self.name}: {' or '.join(self.options)}; the customer {said}",
+                               data={"which": self.name, "options": list(self.options), "listed": self.listed,
+                                     FINAL: True})
 
 
 Line = tuple[str, str | None]  # (record id, line value or None where the record was not read yet)
