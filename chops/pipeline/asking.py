@@ -97,7 +97,7 @@ _ASKS = re.compile(
     rf"(?:all\s+|each\s+of\s+|every\s+)?(?:of\s+)?(?:the\s+|my\s+|your\s+|what\s+)?(?:different\s+|possible\s+|"
     rf"available\s+)?{_KINDS}\b"
     rf"|\bwhat(?:\s+are|'re)?\s+(?:all\s+)?(?:the\s+|my\s+)?(?:available\s+|possible\s+)?{_KINDS}\b"
-    rf"|\b(?:what|which)\s+{_KINDS}\b"
+    r"|\b(?:what|which)\s+(?:options|choices|alternatives|variants|versions|models)\b"  # not "I forget which ones"
     rf"|\b(?:show|tell|list|give)\s+(?:me\s+)?what(?:'s|\s+is|\s+are)?\s+(?:there|available|in stock)\b"
     rf"|\b{_KINDS}\s+(?:and|with)\s+(?:their\s+|the\s+)?prices\b"
     r"|\bbefore\s+I\s+(?:choose|decide|pick)\b"

@@ -33,7 +33,7 @@ from typing import Any
 from chops.domain.operations import Operation, plain_kind_words
 from chops.pipeline.described import about, by_name, descriptions, features, held_before, not_features
 from chops.pipeline.each import EachOf, each_asked, one_each
-from chops.pipeline.narrowing import closest, narrowed, preferred
+from chops.pipeline.narrowing import closest, kept_as_said, narrowed, preferred
 from chops.pipeline.relative import PRICE, compared, comparisons, labels
 from chops.pipeline.states import in_asked_states, in_named_states
 from chops.pipeline.walk import (counted, holding, lines_in, mentioned, mentions, placed, record_fields, records,
@@ -171,8 +171,9 @@ def _fit(op: Operation, arg: str, values: list[str], found: dict[str, list[str]]
 def fitting(op: Operation, args: dict[str, Any], sources: Iterable[Any], asked: Iterable[str]) -> dict[str, list[str]]:
     """``{product name: its values that fit what the customer's ``asked`` words describe}`` for each argument of the
     write ``op`` whose values are described (``CHOICES_DESCRIBED``: a swap's new items), of each product of the lines it
-    replaces (those ``args`` name), before the nearest to the line replaced is taken: the choices a customer who asked to hear
-    their options is told (``chops.pipeline.listing``)."""
+    replaces (those ``args`` name), keeping the old line's features they said to keep (``narrowing.kept_as_said``),
+    before the nearest to the line replaced is taken: the choices a customer who asked to hear their options is told
+    (``chops.pipeline.listing``)."""
     sources, asked = list(sources), list(asked)
     fields = record_fields(sources, set(op.choice_names().values()))
     texts = descriptions(node for data in sources for node in records(data))
@@ -182,7 +183,9 @@ def fitting(op: Operation, args: dict[str, Any], sources: Iterable[Any], asked: 
     for arg in op.choice_described():
         values = [v for v in values_in(sources, op.choice_keys()[arg]) if v not in replaced]  # no swap for itself
         fit = _fit(op, arg, values, found, fields, asked, texts, sources)
-        for name, group in by_name(fit.values, fit.names).items():
+        kept = kept_as_said(fit.values, asked, names=fit.names, described=texts, old=fit.old, known=fit.known,
+                            mentions=mentions)
+        for name, group in by_name(kept, fit.names).items():
             if name in fit.compared_to:  # a product of the lines replaced
                 out.setdefault(name, []).extend(group)
     return out

@@ -9,7 +9,8 @@ message decide.
   (no keyword list). Yes commits exactly that plan after a fresh dry run against the current state: when
   the state moved (another diff), the new change is described and asked about again; when it is refused
   now, nothing is written and the user is told why. No drops it. Anything else drops it too, and the
-  message is handled as the new request it is. A yes after the expiry commits nothing.
+  message is handled as the new request it is. A reply that is neither (the reason said again) is asked about
+  once more; a second such reply in a row is handled as a new request. A yes after the expiry commits nothing.
 """
 
 from __future__ import annotations
@@ -98,6 +99,11 @@ class Confirmation:
         out, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
             "classifier", msgs, ConfirmationAnswer, ledger=lg), route="confirm", pending=change.id)
         step["answer"] = out.answer
+        if out.answer == "unclear" and _unclear_before(ctx, change.id):
+            # Asked twice, still no yes: the message is taken as the request it is, not met with the same question
+            # again ("That's not the right one. Please look again at the hose …" was asked about 17 times: train
+            # task 29).
+            step["answer"] = out.answer = "something_else"
         if out.answer == "something_else":
             self.store.close(change.id, "dropped")
             ctx.dropped = list(change.steps)  # "I also want …": the new request's call may add to it (together)
@@ -152,6 +158,13 @@ class Confirmation:
         return Decided("\n".join(lines), {**fields, "outcome": str(outcome), "committed": real.committed,
                                           "steps": [{"operation": n, "args": a, "outcome": str(r.outcome)}
                                                     for (n, a), r in zip(change.steps, steps)]})
+
+
+def _unclear_before(ctx: TurnContext, change_id: int) -> bool:
+    """Whether the last turn read the customer's answer to the change ``change_id`` as neither yes nor no."""
+    last = (ctx.history[-1].trace or {}) if ctx.history else {}
+    return any(s.get("route") == "confirm" and s.get("pending") == change_id and s.get("answer") == "unclear"
+               for s in last.get("steps") or ())
 
 
 def _shown(change: Any) -> dict[str, Any]:

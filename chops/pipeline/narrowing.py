@@ -144,6 +144,24 @@ def closest(values: list[str], texts: Iterable[str], *, names: dict[str, Any], d
     return [v for v in values if v not in drop]
 
 
+def kept_as_said(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
+                 old: dict[str, set[str]], known: set[str], mentions: Callable[[str, str], bool]) -> list[str]:
+    """``values`` kept, per name, that have each feature of the old lines (``old``) the customer's ``texts`` mention in
+    a place where they mention no other feature: "a shorter one, still bamboo" keeps the bamboo ones, "the blue one,
+    size S, for a red one" keeps no blue one (red is said in that place too). None left: all of them. ``closest``
+    keeps the old line's features everywhere it can; this, only where the customer said so (the options listed to
+    choose from: ``chops.pipeline.listing``). Order kept."""
+    texts = list(texts)
+    drop: set[str] = set()
+    for name, group in by_name(values, names).items():
+        said = said_words(about(texts, name, known, mentions))
+        spoken = {v: mentioned_at(described.get(v, ""), said) for v in group}
+        changed = {i for found in spoken.values() for i, f in found if f not in old.get(name, set())}
+        kept = {(i, f) for found in spoken.values() for i, f in found if f in old.get(name, set()) and i not in changed}
+        drop |= {v for v in group if not kept <= spoken[v]} if any(kept <= spoken[v] for v in group) else set()
+    return [v for v in values if v not in drop]
+
+
 def preferred(values: list[str], texts: Iterable[str], *, names: dict[str, Any], described: dict[str, str],
               known: set[str], mentions: Callable[[str, str], bool], every: Iterable[str] = (),
               labels: dict[str, list[str]] | None = None, old: dict[str, set[str]] | None = None) -> list[str]:

@@ -56,8 +56,9 @@ _WORDS = re.compile(r"[a-z]+")
 
 # A line to be made like another the customer holds, not compared with the one it replaces: "change the grill I just
 # ordered to the same type as the one I already received", "like the ones I have".
+# "the same kind as the one I already got", "like the one in my pending order"
 LIKE_ANOTHER = re.compile(r"\b(?:same|like|match(?:es|ing)?|identical to)\b[^.;!?]*?\b(?:one|ones|kind|model)\s+"
-                          r"(?:that\s+)?(?:i|i've|i'd|we|you)\b", re.IGNORECASE)
+                          r"(?:(?:that\s+)?(?:i|i've|i'd|we|you)|(?:in|from)\s+(?:my|our|the))\b", re.IGNORECASE)
 
 
 def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str],

@@ -34,6 +34,7 @@ def test_a_request_to_hear_the_options_is_told_from_one_that_chooses(request_tex
     "I want the option with the longer cable.",
     "Which one is cheaper, the lamp or the mug?",
     "What's the price of the lamp I ordered?",
+    "Cancel just the lamps (I forget which ones) and keep the rest.",
 ])
 def test_a_request_that_chooses_or_asks_something_else_asks_for_no_list(request_text):
     assert not asks_options(request_text)
@@ -58,6 +59,9 @@ ARGS = {"order_id": "#T0000021", "item_ids": ["lamp-brass-s"], "new_item_ids": [
     ("Exchange my desk lamp for a bigger one and tell me the options", ["lamp-brass-l", "lamp-black-l"]),
     ("Exchange my desk lamp for a large one, the cheapest", ["lamp-black-l"]),
     ("Exchange my desk lamp for a black one", ["lamp-black-l", "lamp-black-s"]),
+    # an old feature said to keep is kept; one said beside another in its place (the new finish) is not
+    ("Exchange my desk lamp for a larger one, still brass. What are my options?", ["lamp-brass-l"]),
+    ("Exchange my brass desk lamp for a black one, what are the options?", ["lamp-black-l", "lamp-black-s"]),
 ])
 def test_the_variants_that_fit_are_those_the_words_describe_before_the_nearest_is_taken(said, fit):
     assert fitting(EXCHANGE, ARGS, [ORDER, LAMP], [said]) == {"Desk Lamp": fit}

@@ -129,6 +129,26 @@ def test_a_reply_neither_yes_nor_no_asks_again_and_keeps_the_change(shop):
     assert states(pending) == ["committed"] and len(api.audit) == 1
 
 
+def test_a_second_reply_in_a_row_neither_yes_nor_no_drops_the_change_and_is_handled_as_a_request(shop):
+    agent, api, llm, pending, _ = shop
+    first = ask_exchange(agent, llm)
+    history = [first.to_record("Please swap the lamp in order #A1 for the red one")]
+    llm.enqueue("classifier", UNCLEAR)
+    again = agent.handle("ann", "hmm, not that", history=history, turn_key="c1:2", conversation_id="c1")
+    assert again.outcome == "pending_confirmation" and states(pending) == ["open"]
+    # read as unclear once more: not the same question a third time, the message is the request it is
+    llm.enqueue("classifier", UNCLEAR)
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #A2 is pending."}]})
+    llm.enqueue("verifier", verdict(9))
+    history.append(again.to_record("hmm, not that"))
+    result = agent.handle("ann", "That's the wrong one. Look at #A2 instead.", history=history, turn_key="c1:3",
+                          conversation_id="c1")
+    assert result.reply == "Order #A2 is pending." and not result.committed
+    assert api.audit == [] and states(pending) == ["dropped"] and llm.pending() == {}
+
+
 def test_a_moved_state_is_described_again_not_committed(shop):
     agent, api, llm, pending, _ = shop
     ask_exchange(agent, llm)

@@ -108,7 +108,8 @@ def test_a_line_like_another_of_the_customers_is_given_that_lines_item():
     proposed = {"order_id": "#W0000078", "item_ids": ["k-250"], "new_item_ids": ["k-250"],
                 "payment_method_id": "credit_card_1"}
     for text in ("Change the kettle I just ordered to the same kind as the one I already got.",
-                 "Make my pending kettle like the one I received"):
+                 "Make my pending kettle like the one I received",
+                 "Exchange the kettle I ordered for the same type as the one in my last order"):
         assert like_another(modify, proposed, [text], sources)["new_item_ids"] == ["k-500"], text
     assert like_another(modify, proposed, ["Change the kettle I just ordered to a matte one."], sources) is None
     # A new item of the model's own choosing is left: the record it changes may be the wrong one, not the item.
