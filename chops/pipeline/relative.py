@@ -26,6 +26,7 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.described import about, by_name, features
+from chops.pipeline.states import in_said_state
 from chops.pipeline.walk import lines_in, mentions, record_fields, values_in
 
 _UP = {"bigger", "larger", "higher", "more", "brighter", "longer", "greater", "taller", "wider", "heavier",
@@ -64,9 +65,10 @@ LIKE_ANOTHER = re.compile(r"\b(?:same|like|match(?:es|ing)?|identical to)\b[^.;!
 def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str],
                  sources: list[Any]) -> dict[str, Any] | None:
     """``args`` with a swapped line proposed for itself given the item of the customer's one other line of that product
-    (in another record), where the ``texts`` about the product ask for one like it (``LIKE_ANOTHER``); None when nothing
-    changes. Asked to change a grill "to the same type as the one I already received", the 1.5B proposed the pending
-    grill for itself (train task 23): the comparisons compare with the line replaced. Applied to the plan's writes
+    (in another record), where the ``texts`` about the product ask for one like it (``LIKE_ANOTHER``) and the line was
+    proposed for itself or they name the other record's state there; None when nothing changes. Asked to change a grill
+    "to the same type as the one I already received", the 1.5B proposed the pending grill for itself (train task 23):
+    the comparisons compare with the line replaced. Applied to the plan's writes
     (``which.read_elsewhere``), after each call is switched to the operation its record's state takes."""
     texts, names = list(texts), op.choice_names()
     out = dict(args)
@@ -79,14 +81,18 @@ def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str],
         others = [r for r in values_in(sources, op.choice_keys().get(pair["in"], ())) if r != record]
         for i, line in enumerate(lines[:len(new)]):
             name = str(name_of.get(str(line)))
-            # Only a line proposed for itself: a new item of the model's own choosing may be the line to copy, and
-            # then the record changed is the other one.
-            if new[i] != line or not any(LIKE_ANOTHER.search(t) for t in about(texts, name, known, mentions)):
-                continue
-            held = {v for r in others for v in lines_in(sources, r, op.choice_keys()[lines_arg])
+            liked = [t[m.start():] for t in about(texts, name, known, mentions) if (m := LIKE_ANOTHER.search(t))]
+            held = {r: v for r in others for v in lines_in(sources, r, op.choice_keys()[lines_arg])
                     if str(name_of.get(v)) == name}
-            if len(held) == 1 and held != {line}:
-                out[pair["partner"]] = [*out[pair["partner"]][:i], *held, *out[pair["partner"]][i + 1:]]
+            if not liked or len(set(held.values())) != 1 or set(held.values()) == {line}:
+                continue
+            # A line proposed for itself; or a new item of the model's own choosing where the words after "like"
+            # name the state of the record to copy and not that of the one changed ("… the same type as the one in my
+            # pending order": the 1.5B chose a latex hose, train task 29). Otherwise the model's item stands: the
+            # record it changes may be the one to copy.
+            said = in_said_state(set(op.choice_keys().get(pair["in"], ())), [op], sources, " ".join(liked))
+            if new[i] == line or (set(held) <= said and record not in said):
+                out[pair["partner"]] = [*out[pair["partner"]][:i], *set(held.values()), *out[pair["partner"]][i + 1:]]
     return out if out != args else None
 
 

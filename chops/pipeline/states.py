@@ -116,13 +116,13 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
     (``CHOICES_WHERE`` of an argument with the same ``CHOICES_FROM``), where some are: "return the watch I received"
     reads the delivered order holding a watch, not the pending one (train task 16). Not for a swap's kind, whose
     counterpart takes the other state ("exchange" is said of a pending order's item change too). A state the message
-    names that some of the records are in comes first (``_stated``): asked "what's the tracking number of my cancelled
+    names that some of the records are in comes first (``in_said_state``): asked "what's the tracking number of my cancelled
     order?", the "cancel" in "cancelled" offered the pending orders alone, and the 1.5B read one (train task 104).
     Unless a thing is said to be held as a write takes it (``_held_as``): told "exchange the garden hose I received for
     the same type as the one in my pending order", the 1.5B, offered the pending order alone, changed its hose (train
     task 29)."""
     paths, operations = set(op.choice_keys().get(arg, ())), list(operations)
-    stated = _stated(paths, operations, sources, message)
+    stated = in_said_state(paths, operations, sources, message)
     if stated:  # "the tracking number of my cancelled order": a state said is no kind of write asked for
         # unless a thing is said held as a write takes it: "exchange the hose I got for the one in my pending order"
         held = _held_as(op, arg, paths, operations, sources, message)
@@ -170,7 +170,7 @@ def _held_as(op: Operation, arg: str, paths: set[str], operations: list[Operatio
     return out
 
 
-def _stated(paths: set[str], operations: list[Operation], sources: list[Any], message: str) -> set[str]:
+def in_said_state(paths: set[str], operations: list[Operation], sources: list[Any], message: str) -> set[str]:
     """The records (of ``paths``: ``CHOICES_FROM``) in a state the ``message`` names after a determiner ("my cancelled
     order", "the pending one", and "pending" of "pending (item modified)" too; not "has it been delivered?"), of the
     state keys the writes taking such records declare (``CHOICES_WHERE``)."""

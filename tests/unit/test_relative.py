@@ -115,6 +115,15 @@ def test_a_line_like_another_of_the_customers_is_given_that_lines_item():
     # A new item of the model's own choosing is left: the record it changes may be the wrong one, not the item.
     chosen = {**proposed, "new_item_ids": ["k-1000"]}
     assert like_another(modify, chosen, ["Make my pending kettle like the one I received"], sources) is None
+    # The model's own item where the words after "like" name the other record's state, not the one changed: the other
+    # line's item (the delivered kettle exchanged for the pending one's kind); the other way round it stands.
+    exchange = OPERATIONS["exchange_delivered_order_items"]
+    received = {"order_id": "#W0000077", "item_ids": ["k-500"], "new_item_ids": ["k-1000"],
+                "payment_method_id": "credit_card_1"}
+    like_pending = "Exchange the kettle I received for the same kind as the one in my pending order."
+    assert like_another(exchange, received, [like_pending], sources)["new_item_ids"] == ["k-250"]
+    assert like_another(modify, chosen, [like_pending], sources) is None
+    assert like_another(exchange, received, ["Exchange the kettle I received for a glossy one."], sources) is None
     # Two other kettles held: which one is not guessed.
     third = {"order_id": "#W0000080", "status": "delivered", "items": [
         {"item_id": "k-1000", "product_id": "p-k", "name": "Kettle", "options": "capacity: 1000ml, finish: gloss"}]}
