@@ -12,14 +12,13 @@ Each step's grammar lets an id argument take only the ids the profile and the lo
 customer typed (``.choices``): the model copies ids, it cannot invent them. It offers no write whose ids no look-up
 has listed yet while a look-up is offered (``lookups.looked_up_first``), nor one the customer's words do not ask for
 (``Operation.asked_by``). A plan is repaired (``.repairs``); a swap the request does not ask for is refused and
-redone (``.kinds``); agenda requests about the order read join (``.together``); which line, or which new item where the customer asked to
-hear the options, is asked (``.which``, ``.listing``).
+redone (``.kinds``); agenda requests about the order read join (``.together``); which line, or which new item where
+the customer asked to hear the options, is asked (``.which``, ``.listing``).
 
-Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's
-short list of operations. Where the list is shown depends on ``layout``: ``cached`` keeps the whole list in
-the static system part (the engine has it cached per role, so reading it costs nothing per turn) and only
-narrows the grammar; ``inline`` puts the short list in the user part (read on every call) and leaves it out
-of the system part: fewer tokens in all, the cheaper choice where nothing caches the prompt head.
+Tool retrieval (``tools``, ``chops.pipeline.tools``): the plan schema lets the model call only the turn's short list
+of operations. ``layout`` says where the list is shown: ``cached`` keeps the whole list in the static system part (the
+engine caches it per role: reading it costs nothing per turn) and only narrows the grammar; ``inline`` puts the short
+list in the user part and leaves it out of the system part: the cheaper choice where nothing caches the prompt head.
 """
 
 from __future__ import annotations

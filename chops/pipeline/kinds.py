@@ -71,16 +71,28 @@ def unasked_kind(op: Operation, request: str, operations: Iterable[Operation], s
     ``said`` in: "cancel the lamp I received" asks for its return, "exchange the lamp I received" does not); else None.
     Only a kind that names one write counts: "modify" may be any change of a pending order. Asked which laptop to
     exchange, the 1.5B proposed the chosen one's return; told "if not, cancel the charger I just bought, since it goes
-    with the tablet", the lost tablet's return, which the customer's yes then committed (train task 31)."""
+    with the tablet", the lost tablet's return, which the customer's yes then committed (train task 31). A word naming
+    an argument of the write asked for names no other ("return it to the original payment method")."""
     writes, affirmed = [o for o in operations if o.writes], _affirmed(request)
-    if names_write(op, affirmed, writes) or (op.asked_by and op.asked_in([affirmed], affirmed)):
-        return None  # named, or asked for in its own words ("move #W… to 12 Elm St")
     asked = [o for o in writes if o.kind != op.kind and sum(w.kind == o.kind for w in writes) == 1
              and o.named_in(affirmed)]
+    own = _without_arguments(affirmed, asked)  # "return it to the original payment method": the return's argument
+    if names_write(op, own, writes) or (op.asked_by and op.asked_in([own], own)):
+        return None  # named, or asked for in its own words ("move #W… to 12 Elm St")
     if not asked or (not any(o.choice_pairs() for o in asked)
                      and any(named(w, f"{request} {said}") for w in op.asked_as)):
         return None
     return next((o.kind for o in asked if o.choice_pairs()), asked[0].kind)
+
+
+def _without_arguments(text: str, writes: list[Operation]) -> str:
+    """``text`` without the words that name an argument of one of ``writes`` ("payment" of ``payment_method_id``): they
+    say how that write is to be done, not that another is asked for. Told "then return everything in both orders to
+    the original payment methods", the 1.5B proposed a payment change, again and again (train task 11)."""
+    parts = {p for o in writes for a in o.arg_names() for p in a.lower().split("_") if len(p) > 3}
+    if not parts:
+        return text
+    return re.sub(rf"\b(?:{'|'.join(map(re.escape, sorted(parts)))})\w*", " ", text, flags=re.IGNORECASE)
 
 
 # A negation, and what follows it in its clause, asks for nothing: "I don't want to cancel any orders".

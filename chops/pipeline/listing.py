@@ -3,9 +3,10 @@
 "Exchange my kettle for a bigger one; if there are several, tell me the options and their prices first": the grammar
 narrowed the kettle's variants to the one nearest the old line, the 1.5B proposed it, and the customer was asked to
 confirm a choice they had asked to make themself (train task 29: the three shorter bamboo skateboards' prices were
-never said). So where the request asks to hear the options (``asking.asks_options``) and more than one variant of a product
-the write replaces fits what the customer said (``choices.fitting``), the write is not planned: the reply lists those
-variants with their prices and asks which (``Which`` with ``listed``; the agent's own question, ``context.FINAL``).
+never said). So where the request asks to hear the options (``asking.asks_options``) and more than one variant of a
+product the write replaces fits what the customer said (``choices.fitting``), the write is not planned: the reply
+lists those variants with their prices and asks which (``Which`` with ``listed``; the agent's own question,
+``context.FINAL``).
 The answer completes the request (``agenda.plan``), the write's other arguments are kept (``repairs._kept``), and the
 grammar narrows by the answer ("the most expensive one", "the graphic one"). A product's options are listed once in a
 conversation (``LISTED`` in the turn's trace): an answer that singles out none leaves the choice to the model, as
@@ -28,6 +29,7 @@ from chops.pipeline.which import Which
 
 LISTED = "listed"  # the trace key of the products whose options a turn listed
 _MAX = 8  # options listed at most: more is no list a customer reads in a chat
+
 
 def listed_first(operations: Mapping[str, Operation], writes: Iterable[Step], ctx: TurnContext,
                  sources: Iterable[Any]) -> tuple[Step, Which] | None:

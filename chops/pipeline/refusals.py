@@ -50,8 +50,10 @@ def refuse(api: SystemApi, operations: Mapping[str, Operation], choices: Sequenc
     first = next((why or state for _, state, why in rows if why or state), None)
     if first is None:
         return [s for s, _, _ in rows], [], False
-    for s, state, _ in rows:  # a write of a record in a state it does not take says its own record
-        s.result = state or first.model_copy(update={"operation": s.operation})
+    # A write of a kind the request does not ask for says so first (the redo is steered to the kind asked); one of a
+    # record in a state it does not take says its own record.
+    for s, state, why in rows:
+        s.result = why or state or first.model_copy(update={"operation": s.operation})
     return [s for s, _, _ in rows], [], True
 
 

@@ -233,18 +233,28 @@ _REFUND_TO = re.compile(r"^(?:(?:and|but|then|also|please) )*(?:(?:i(?:'d| would
                         r"|^(?:请)?(?:退款|退钱)(?:到|至|回)", re.IGNORECASE)
 
 
+# A request that only says what to leave as it is: "Leave the order address as it is now." was taken up alone, after the
+# default address was changed back, and the order's address was changed again (train task 22).
+_KEEPING = re.compile(r"^(?:(?:and|but|then|also|please|just) )*(?:(?:leave|keep)\b[^.;!?]*?\b(?:as (?:it|they) "
+                      r"(?:is|are|was|were)|as is|unchanged|alone)\b|(?:don't|do not|no need to) (?:change|touch|modify"
+                      r"|update)\b)|^(?:请)?(?:保持|不要改|别改|不用改)", re.IGNORECASE)
+_ANOTHER_CHANGE = re.compile(r"\b(?:but|instead|change|swap|switch|exchange|return|cancel|replace)\b|但|换|退",
+                             re.IGNORECASE)
+
 # A condition that adds a request of its own ("If the tablet is returned, also cancel the charger"): joined to the one
 # before, it was lost with it (train task 30).
 _ADDED = re.compile(r"\b(?:also|too|as well|in addition)\b|也|还要", re.IGNORECASE)
 
 
 def _with_conditions(parts: list[str]) -> list[str]:
-    """``parts`` with each one that is a condition, a fallback, a preference, how to pay the difference or where a
-    refund goes joined to the request before it (not one that adds a request: ``_ADDED``)."""
+    """``parts`` with each one that is a condition, a fallback, a preference, how to pay the difference, where a
+    refund goes, or what to leave as it is joined to the request before it (not one that adds a request: ``_ADDED``)."""
     out: list[str] = []
     for part in parts:
         condition = _CONDITION.match(part) and not _ADDED.search(part)
-        if out and (condition or _REFUND_TO.match(part) or (_PAYING.match(part) and _DIFFERENCE.search(part))):
+        keeping = (m := _KEEPING.match(part)) is not None and not _ANOTHER_CHANGE.search(part[m.end():])
+        if out and (condition or keeping or _REFUND_TO.match(part) or (_PAYING.match(part)
+                                                                        and _DIFFERENCE.search(part))):
             out[-1] = f"{out[-1].rstrip('.')}; {part[0].lower()}{part[1:]}"
         else:
             out.append(part)

@@ -116,8 +116,9 @@ def in_asked_states(op: Operation, arg: str, values: list[str], operations: Iter
     (``CHOICES_WHERE`` of an argument with the same ``CHOICES_FROM``), where some are: "return the watch I received"
     reads the delivered order holding a watch, not the pending one (train task 16). Not for a swap's kind, whose
     counterpart takes the other state ("exchange" is said of a pending order's item change too). A state the message
-    names that some of the records are in comes first (``in_said_state``): asked "what's the tracking number of my cancelled
-    order?", the "cancel" in "cancelled" offered the pending orders alone, and the 1.5B read one (train task 104).
+    names that some of the records are in comes first (``in_said_state``): asked "what's the tracking number of my
+    cancelled order?", the "cancel" in "cancelled" offered the pending orders alone, and the 1.5B read one (train task
+    104).
     Unless a thing is said to be held as a write takes it (``_held_as``): told "exchange the garden hose I received for
     the same type as the one in my pending order", the 1.5B, offered the pending order alone, changed its hose (train
     task 29)."""

@@ -195,6 +195,9 @@ def test_an_invented_split_the_sentences_cannot_follow_leaves_the_message_whole(
     "The refund on PayPal, please.",  # the split wrote "I'd prefer the refund on PayPal" as "Refund on PayPal."
     "The money should go back to my gift card.",
     "退款到我的 PayPal。",
+    "Leave the other order's address as it is now.",  # what to keep as it is (train task 22)
+    "Please don't touch order #T0000001.",
+    "保持订单 #T0000001 不变。",
 ])
 def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(shop, fallback):
     agent, _, llm = shop
@@ -214,6 +217,7 @@ def test_a_condition_or_preference_split_off_stays_with_the_request_before_it(sh
     "If that order is cancelled, also return the kettle from #T0000003.",  # a request of its own, on a condition
     "If it goes through, please cancel #T0000006 too.",
     "Refund the kettle from #T0000003 to my card.",  # a thing to refund: a request of its own
+    "Keep the kettle from #T0000003 as it is but exchange the scarf for a blue one.",  # a change beside the keeping
 ])
 def test_a_request_that_pays_a_difference_or_adds_a_change_of_its_own_stays_a_request(second):
     from chops.pipeline.splitting import _with_conditions

@@ -150,6 +150,11 @@ RET = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id":
     ("I don't want to return it, no cancel either", OPERATIONS["modify_pending_order_address"], None),
     ("Cancel the kettle order, and move the other one to 12 Elm St", OPERATIONS["modify_pending_order_address"], None),
     ("Cancel the kettle order, and move the other one", OPERATIONS["modify_pending_order_payment"], "cancel"),
+    # a word of the return's own argument (its payment method) names no payment change; paying with a card does
+    ("Fine, then return both orders to the original payment methods", OPERATIONS["modify_pending_order_payment"],
+     "return"),
+    ("Return the kettle, and pay my pending order with my card instead", OPERATIONS["modify_pending_order_payment"],
+     None),
 ])
 def test_a_write_where_the_request_names_another_kind_and_not_it_is_refused(request_text, op, asked):
     assert unasked_kind(op, request_text, OPERATIONS.values()) == asked

@@ -820,3 +820,22 @@ def test_an_orders_address_change_is_not_offered_where_the_customers_own_address
     for request in ["Please deliver my pending order to the home address on my account",  # where the order goes
                     "Ship #T0000001 to my default address", "Change the address of my pending order to 9 Mill Lane"]:
         assert ship.asked_in([request], request), request
+
+
+def test_a_write_of_another_kind_is_refused_as_such_before_its_records_state(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    # "payment" names the return's refund method, not a payment change, which the delivered order could not take anyway
+    llm.enqueue("executor", call("modify_pending_order_payment", order_id="#T0000003", payment_method_id="paypal_mia"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "Please return the kettle from #T0000003 to the original payment method",
+                          turn_key="p:1", conversation_id="p")
+    redo = prompt_text(llm, "executor", 2)
+    assert "you asked to return" in redo and "this can only be done while it is pending" not in redo
+    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    assert loader.export(engine) == before and llm.pending() == {}
