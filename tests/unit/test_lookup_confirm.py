@@ -149,6 +149,19 @@ def test_a_second_reply_in_a_row_neither_yes_nor_no_drops_the_change_and_is_hand
     assert api.audit == [] and states(pending) == ["dropped"] and llm.pending() == {}
 
 
+def test_a_reply_neither_yes_nor_no_that_names_a_change_is_handled_as_a_request(shop):
+    agent, api, llm, pending, _ = shop
+    ask_exchange(agent, llm)
+    llm.enqueue("classifier", UNCLEAR)  # the model's reading; the change it names makes it a request
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Order #A2 is pending."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle("ann", "Hold on, not yet. I also want to exchange the mug in #A2.", turn_key="c1:2",
+                          conversation_id="c1")
+    assert not result.committed and api.audit == [] and states(pending) == ["dropped"] and llm.pending() == {}
+
+
 def test_a_moved_state_is_described_again_not_committed(shop):
     agent, api, llm, pending, _ = shop
     ask_exchange(agent, llm)
