@@ -51,9 +51,11 @@ def refuse(api: SystemApi, operations: Mapping[str, Operation], choices: Sequenc
     if first is None:
         return [s for s, _, _ in rows], [], False
     # A write of a kind the request does not ask for says so first (the redo is steered to the kind asked); one of a
-    # record in a state it does not take says its own record.
+    # record in a state it does not take says its own record (a payment change of a delivered order proposed for "I
+    # also want to return the watch" is told its order's state and redone as the return, not refused as partial).
     for s, state, why in rows:
-        s.result = why or state or first.model_copy(update={"operation": s.operation})
+        other_kind = why is not None and bool((why.data or {}).get("other_kind"))
+        s.result = (why if other_kind else state) or first.model_copy(update={"operation": s.operation})
     return [s for s, _, _ in rows], [], True
 
 

@@ -839,3 +839,23 @@ def test_a_write_of_another_kind_is_refused_as_such_before_its_records_state(sho
     assert "you asked to return" in redo and "this can only be done while it is pending" not in redo
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_a_whole_order_write_of_a_record_in_another_state_is_redone_as_the_kind_asked_not_refused_as_partial(shop):
+    agent, engine, llm = shop
+    before = loader.export(engine)
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    # a payment change (of a whole order, which is delivered) proposed for one item's return
+    llm.enqueue("executor", call("modify_pending_order_payment", order_id="#T0000003",
+                                 payment_method_id="credit_card_mia"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["s-silk-red"],
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    # the order not typed: its payment change, named by its items, would be refused as partial (the kettle too)
+    result = agent.handle(MIA, "Hold on. I also want to return the silk scarf I got to my card.", turn_key="w:1",
+                          conversation_id="w")
+    assert "#T0000003 is delivered" in prompt_text(llm, "executor", 2)
+    assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
+    assert loader.export(engine) == before and llm.pending() == {}
