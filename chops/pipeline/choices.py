@@ -168,17 +168,28 @@ def _fit(op: Operation, arg: str, values: list[str], found: dict[str, list[str]]
     return _Fitting(kept, values, names, known, old, compared_to, placed)
 
 
-def fitting(op: Operation, args: dict[str, Any], sources: Iterable[Any], asked: Iterable[str]) -> dict[str, list[str]]:
-    """``{product name: its values that fit what the customer's ``asked`` words describe}`` for each argument of the
-    write ``op`` whose values are described (``CHOICES_DESCRIBED``: a swap's new items), of each product of the lines it
-    replaces (those ``args`` name), keeping the old line's features they said to keep (``narrowing.kept_as_said``),
-    before the nearest to the line replaced is taken: the choices a customer who asked to hear their options is told
-    (``chops.pipeline.listing``)."""
+@dataclass(frozen=True)
+class Fitted:
+    """The variants of one product that fit what the customer said: their ``values``, each ``described`` as the
+    look-ups list it, and the names of the places of the line replaced (``places``: "material", "capacity")."""
+
+    values: list[str]
+    described: list[str]
+    places: list[str]
+
+
+def fitting(op: Operation, args: dict[str, Any], sources: Iterable[Any], asked: Iterable[str]) -> dict[str, Fitted]:
+    """``{product name: its values that fit what the customer's ``asked`` words describe (``Fitted``)}`` for each
+    argument of the write ``op`` whose values are described (``CHOICES_DESCRIBED``: a swap's new items), of each product
+    of the lines it replaces (those ``args`` name), keeping the old line's features they said to keep
+    (``narrowing.kept_as_said``), before the nearest to the line replaced is taken: the choices a customer who asked to
+    hear their options is told (``chops.pipeline.listing``)."""
     sources, asked = list(sources), list(asked)
     fields = record_fields(sources, set(op.choice_names().values()))
     texts = descriptions(node for data in sources for node in records(data))
     found = {a: [str(v) for v in (args.get(a) or [])] for a in op.choice_pairs()}
-    out: dict[str, list[str]] = {}
+    groups: dict[str, list[str]] = {}
+    places: dict[str, list[str]] = {}
     replaced = {v for lines in found.values() for v in lines}
     for arg in op.choice_described():
         values = [v for v in values_in(sources, op.choice_keys()[arg]) if v not in replaced]  # no swap for itself
@@ -186,9 +197,10 @@ def fitting(op: Operation, args: dict[str, Any], sources: Iterable[Any], asked: 
         kept = kept_as_said(fit.values, asked, names=fit.names, described=texts, old=fit.old, known=fit.known,
                             mentions=mentions)
         for name, group in by_name(kept, fit.names).items():
-            if name in fit.compared_to:  # a product of the lines replaced
-                out.setdefault(name, []).extend(group)
-    return out
+            if name in fit.placed:  # a product of the lines replaced
+                groups.setdefault(name, []).extend(group)
+                places.setdefault(name, fit.placed[name])
+    return {name: Fitted(values, [texts.get(v, v) for v in values], places[name]) for name, values in groups.items()}
 
 
 def _held(lines: list[str], names: dict[str, Any], texts: dict[str, str], asked: list[str]) -> list[str]:

@@ -22,9 +22,6 @@ from chops.domain.operations import Operation
 from chops.pipeline.asking import asks_options
 from chops.pipeline.choices import fitting
 from chops.pipeline.context import Step, TurnContext
-from chops.pipeline.described import descriptions
-from chops.pipeline.relative import labels
-from chops.pipeline.walk import holding, records
 from chops.pipeline.which import Which
 
 LISTED = "listed"  # the trace key of the products whose options a turn listed
@@ -41,27 +38,16 @@ def listed_first(operations: Mapping[str, Operation], writes: Iterable[Step], ct
         return None
     sources = list(sources)
     before = {name for turn in ctx.history for name in ((turn.trace or {}).get(LISTED) or ())}
-    texts = descriptions(node for data in sources for node in records(data))
     for s in writes:
         op = operations[s.operation]
-        for name, values in fitting(op, s.args, sources, ctx.user_texts).items():
-            if len(values) < 2 or name in before:
+        for name, fit in fitting(op, s.args, sources, ctx.user_texts).items():
+            if len(fit.values) < 2 or name in before:
                 continue
             ctx.trace.info.setdefault(LISTED, []).append(name)
-            lines = [texts.get(v, v) for v in values[:_MAX]]
-            told = tuple(_told(line, lines, _labels(op, s.args, name, sources)) for line in lines)
+            lines = fit.described[:_MAX]
+            told = tuple(_told(line, lines, fit.places) for line in lines)
             return s, Which(name=name, options=told, unset=tuple(op.choice_described()), listed=True)
     return None
-
-
-def _labels(op: Operation, args: Mapping[str, Any], name: str, sources: list[Any]) -> list[str]:
-    """The names of the places of a line of product ``name`` that the write replaces, as its record labels them
-    ("material: glass, capacity: 1L": material, capacity); [] where it labels none."""
-    for line in (v for arg in op.choice_pairs() for v in (args.get(arg) or ())):
-        for node in holding(sources, line):
-            if name in node.values():
-                return list(labels(t for t in node.values() if isinstance(t, str)))
-    return []
 
 
 def _told(line: str, lines: list[str], places: list[str]) -> str:

@@ -64,7 +64,9 @@ ARGS = {"order_id": "#T0000021", "item_ids": ["lamp-brass-s"], "new_item_ids": [
     ("Exchange my brass desk lamp for a black one, what are the options?", ["lamp-black-l", "lamp-black-s"]),
 ])
 def test_the_variants_that_fit_are_those_the_words_describe_before_the_nearest_is_taken(said, fit):
-    assert fitting(EXCHANGE, ARGS, [ORDER, LAMP], [said]) == {"Desk Lamp": fit}
+    fitted = fitting(EXCHANGE, ARGS, [ORDER, LAMP], [said])
+    assert {name: f.values for name, f in fitted.items()} == {"Desk Lamp": fit}
+    assert fitted["Desk Lamp"].places == ["finish", "size"]
 
 
 def _propose_kettle(llm, new_item: str, answer: bool = False) -> None:
