@@ -56,8 +56,7 @@ _WORDS = re.compile(r"[a-z]+")
 
 
 # A line to be made like another the customer holds, not compared with the one it replaces: "change the grill I just
-# ordered to the same type as the one I already received", "like the ones I have".
-# "the same kind as the one I already got", "like the one in my pending order"
+# ordered to the same type as the one I already received", "like the ones I have", "like the one in my pending order".
 LIKE_ANOTHER = re.compile(r"\b(?:same|like|match(?:es|ing)?|identical to)\b[^.;!?]*?\b(?:one|ones|kind|model)\s+"
                           r"(?:(?:that\s+)?(?:i|i've|i'd|we|you)|(?:in|from)\s+(?:my|our|the))\b", re.IGNORECASE)
 
@@ -68,8 +67,8 @@ def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str],
     (in another record), where the ``texts`` about the product ask for one like it (``LIKE_ANOTHER``) and the line was
     proposed for itself or they name the other record's state there; None when nothing changes. Asked to change a grill
     "to the same type as the one I already received", the 1.5B proposed the pending grill for itself (train task 23):
-    the comparisons compare with the line replaced. Applied to the plan's writes
-    (``which.read_elsewhere``), after each call is switched to the operation its record's state takes."""
+    the comparisons compare with the line replaced. Applied to the plan's writes (``which.read_elsewhere``), after each
+    call is switched to the operation its record's state takes."""
     texts, names = list(texts), op.choice_names()
     out = dict(args)
     for lines_arg, pair in op.choice_pairs().items():
@@ -82,17 +81,18 @@ def like_another(op: Operation, args: dict[str, Any], texts: Iterable[str],
         for i, line in enumerate(lines[:len(new)]):
             name = str(name_of.get(str(line)))
             liked = [t[m.start():] for t in about(texts, name, known, mentions) if (m := LIKE_ANOTHER.search(t))]
-            held = {r: v for r in others for v in lines_in(sources, r, op.choice_keys()[lines_arg])
+            held = {(r, v) for r in others for v in lines_in(sources, r, op.choice_keys()[lines_arg])
                     if str(name_of.get(v)) == name}
-            if not liked or len(set(held.values())) != 1 or set(held.values()) == {line}:
+            items = {v for _, v in held}  # one item to copy, however many records hold it
+            if not liked or len(items) != 1 or items == {line}:
                 continue
             # A line proposed for itself; or a new item of the model's own choosing where the words after "like"
             # name the state of the record to copy and not that of the one changed ("… the same type as the one in my
             # pending order": the 1.5B chose a latex hose, train task 29). Otherwise the model's item stands: the
             # record it changes may be the one to copy.
             said = in_said_state(set(op.choice_keys().get(pair["in"], ())), [op], sources, " ".join(liked))
-            if new[i] == line or (set(held) <= said and record not in said):
-                out[pair["partner"]] = [*out[pair["partner"]][:i], *set(held.values()), *out[pair["partner"]][i + 1:]]
+            if new[i] == line or ({r for r, _ in held} <= said and record not in said):
+                out[pair["partner"]] = [*out[pair["partner"]][:i], *items, *out[pair["partner"]][i + 1:]]
     return out if out != args else None
 
 

@@ -128,6 +128,10 @@ def test_a_line_like_another_of_the_customers_is_given_that_lines_item():
     third = {"order_id": "#W0000080", "status": "delivered", "items": [
         {"item_id": "k-1000", "product_id": "p-k", "name": "Kettle", "options": "capacity: 1000ml, finish: gloss"}]}
     assert like_another(modify, proposed, ["the kettle like the one I got"], [*sources, third]) is None
+    # So too where one other order holds the two.
+    both = {**ORDER, "items": [*ORDER["items"], {"item_id": "k-1000", "product_id": "p-k", "name": "Kettle",
+                                                 "options": "capacity: 1000ml, finish: gloss"}]}
+    assert like_another(modify, proposed, ["the kettle like the one I got"], [both, pending, KETTLE, TORCH]) is None
 
 
 def test_a_comparison_by_a_number_keeps_the_value_that_far_from_the_old_one():
