@@ -89,7 +89,8 @@ def swap_word(request: str, operations: Iterable[Operation]) -> bool:
     return any(named(w, request) for w in words)
 
 
-_KINDS = r"(?:options|choices|alternatives|variants|versions|models|ones)"
+_CHOICES = r"(?:options|choices|alternatives|variants|versions|models)"
+_KINDS = rf"(?:{_CHOICES}|ones)"
 # "tell me all the options and their prices", "what are my choices?", "list the available ones", "show me what's
 # available", "let me see the alternatives", "what options do I have", 有哪些选项, 告诉我所有款式和价格.
 _ASKS = re.compile(
@@ -97,7 +98,7 @@ _ASKS = re.compile(
     rf"(?:all\s+|each\s+of\s+|every\s+)?(?:of\s+)?(?:the\s+|my\s+|your\s+|what\s+)?(?:different\s+|possible\s+|"
     rf"available\s+)?{_KINDS}\b"
     rf"|\bwhat(?:\s+are|'re)?\s+(?:all\s+)?(?:the\s+|my\s+)?(?:available\s+|possible\s+)?{_KINDS}\b"
-    r"|\b(?:what|which)\s+(?:options|choices|alternatives|variants|versions|models)\b"  # not "I forget which ones"
+    rf"|\b(?:what|which)\s+{_CHOICES}\b"  # not "I forget which ones"
     rf"|\b(?:show|tell|list|give)\s+(?:me\s+)?what(?:'s|\s+is|\s+are)?\s+(?:there|available|in stock)\b"
     rf"|\b{_KINDS}\s+(?:and|with)\s+(?:their\s+|the\s+)?prices\b"
     r"|\bbefore\s+I\s+(?:choose|decide|pick)\b"
