@@ -96,7 +96,7 @@ _KINDS = rf"(?:{_CHOICES}|ones)"
 _ASKS = re.compile(
     rf"\b(?:tell|show|list|give|send|read|let)\s+(?:me\s+)?(?:know\s+|see\s+|hear\s+)?(?:about\s+)?"
     rf"(?:all\s+|each\s+of\s+|every\s+)?(?:of\s+)?(?:the\s+|my\s+|your\s+|what\s+)?(?:different\s+|possible\s+|"
-    rf"available\s+)?{_KINDS}\b"
+    rf"available\s+)?(?:{_KINDS}|(?:[\w-]+\s+){{1,2}}{_CHOICES})\b"  # "all the 13-inch options", not "the new ones"
     rf"|\bwhat(?:\s+are|'re)?\s+(?:all\s+)?(?:the\s+|my\s+)?(?:available\s+|possible\s+)?{_KINDS}\b"
     rf"|\b(?:what|which)\s+{_CHOICES}\b"  # not "I forget which ones"
     rf"|\b(?:show|tell|list|give)\s+(?:me\s+)?what(?:'s|\s+is|\s+are)?\s+(?:there|available|in stock)\b"

@@ -48,9 +48,12 @@ def out_of_state(op: Operation, args: dict[str, Any], sources: Iterable[Any], op
                           and (any(named_kind(word, kinds_said) for word in w.kind_words)
                                or any(named_kind(word, f"{request} {said}") for word in w.asked_as))
                           and _takes(w, set(op.choice_keys().get(arg, ())), key, state)), None)
+            # "pending (item modified)" is not "pending": said so, the refusal does not read as a contradiction.
+            narrower = any(state.startswith(f"{a} (") for a in allowed)
             return OperationResult(operation=op.name, outcome=Outcome.REFUSED_PRECONDITION,
                                    message=f"{value} is {state}; this can only be done while it is "
-                                           f"{' or '.join(allowed)}", data={"instead": other} if other else None)
+                                           f"{' or '.join(allowed)}{f', not {state}' if narrower else ''}",
+                                   data={"instead": other} if other else None)
     return None
 
 

@@ -131,6 +131,14 @@ def invented_numbers(ctx: TurnContext, cand: Candidate) -> list[str]:
                                *_misquoted(cand.answer or "", given)]))
 
 
+def echoed(request: str, answer: str | None) -> bool:
+    """Whether ``answer`` only says (part of) the customer's ``request`` back, three words or more of it: told "I
+    don't have a colour preference." after "anything else?", the 1.5B answered with that very sentence, and the
+    verifier passed it (train task 6)."""
+    said, message = (" ".join(re.findall(r"\w+", text.casefold())) for text in (answer or "", request))
+    return said.count(" ") >= 2 and f" {said} " in f" {message} "
+
+
 def _step_evidence(step: Step) -> str:
     res = step.result
     description = step.description
@@ -181,6 +189,10 @@ class Verifier:
             cand.score, cand.reason = 1, fragment("check_invented", values=", ".join(made_up))
             ctx.verdicts[key] = (cand.score, cand.reason)
             step = ctx.trace.step("verifier", route=cand.route, deterministic=True, invented=made_up)
+        elif echoed(ctx.text, cand.answer if cand.operation is None else None):
+            cand.score, cand.reason = 1, fragment("check_echo")
+            ctx.verdicts[key] = (cand.score, cand.reason)
+            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, echoed=True)
         elif key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]
             step = ctx.trace.step("verifier", route=cand.route, reused=True)

@@ -96,6 +96,10 @@ def test_a_write_of_a_record_in_a_state_it_does_not_take_is_refused_before_the_p
     assert refused.message == "#W1000001 is delivered; this can only be done while it is pending"
     assert out_of_state(cancel, {"order_id": "#W1000002", "reason": None}, sources) is None  # pending
     assert out_of_state(cancel, {"order_id": "#W1000009", "reason": None}, sources) is None  # state not known
+    modified = [{**PROFILE, "statuses": [{"order_id": "#W1000003", "status": "pending (item modified)"}]}]
+    refused = out_of_state(cancel, {"order_id": "#W1000003", "reason": None}, modified)
+    assert refused.message == ("#W1000003 is pending (item modified); this can only be done while it is pending, "
+                               "not pending (item modified)")
     swap = {"order_id": "#W1000002", "item_ids": ["111"], "new_item_ids": ["333"], "payment_method_id": "gift_card_1"}
     assert out_of_state(OPERATIONS["modify_pending_order_items"], swap, sources) is None
 

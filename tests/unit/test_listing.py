@@ -23,6 +23,8 @@ EXCHANGE = OPERATIONS["exchange_delivered_order_items"]
     "Can you show me what's available first?",
     "Let me know the alternatives, then I'll pick.",
     "Which versions do you have in blue?",
+    "Tell me all the 13-inch options, with prices.",
+    "Could you show me the cordless black models?",
     "台灯有哪些款式可以换？请告诉我价格。",
 ])
 def test_a_request_to_hear_the_options_is_told_from_one_that_chooses(request_text):
@@ -35,6 +37,7 @@ def test_a_request_to_hear_the_options_is_told_from_one_that_chooses(request_tex
     "Which one is cheaper, the lamp or the mug?",
     "What's the price of the lamp I ordered?",
     "Cancel just the lamps (I forget which ones) and keep the rest.",
+    "Please send me the new ones by Friday.",
 ])
 def test_a_request_that_chooses_or_asks_something_else_asks_for_no_list(request_text):
     assert not asks_options(request_text)

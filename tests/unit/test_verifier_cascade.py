@@ -221,3 +221,23 @@ def test_an_answer_that_only_ever_states_made_up_numbers_is_never_sent(sqlite_ur
     res = agent.handle("demo_leader", "How much do I get back?", turn_key="n:1")
     assert "60.78" not in res.reply and "couldn't find an answer" in res.reply
     assert res.trace["unanswered"] and llm.pending() == {}
+
+
+def test_an_answer_that_only_says_the_message_back_is_redone_without_the_verifier(engine):
+    from chops.pipeline.verifier import echoed
+
+    agent, llm = make_agent(engine, verifier_reason="on_fail")
+    to_profile(llm)
+    llm.enqueue("executor", {"answer": "I have no preference for the colour."})  # the customer's words
+    to_profile(llm, fresh=False)
+    llm.enqueue("executor", {"answer": "Noted. Is there anything else I can help with?"})
+    llm.enqueue("verifier", {"score": 9})
+    res = agent.handle("demo_busy_leader", "Fine. I have no preference for the colour.", turn_key="e:1")
+    assert res.reply.startswith("Noted.") and res.iterations == 2 and llm.pending() == {}
+    first = verifier_steps(res)[0]
+    assert first["deterministic"] and first["echoed"] and first["score"] == 1
+    assert "only says the customer's own words back" in next(c for c in llm.calls if c[0] == "executor"
+                                                             and "rejected" in c[1][-1][1])[1][-1][1]
+    # A short reply, or one that says more than the message, is no echo.
+    assert not echoed("Yes, thanks.", "Yes, thanks.") and not echoed("No colour preference", None)
+    assert not echoed("I have no preference.", "You have no preference; I'll pick the black one.")
