@@ -68,7 +68,8 @@ class Candidate:
     reason: str | None = None
     tier: str | None = None  # the executor tier that produced it
     lookups: list[Step] = field(default_factory=list)  # reads the executor made and read before this proposal
-    invented: list[str] = field(default_factory=list)  # numbers the answer states that nothing it was given holds
+    invented: list[str] = field(default_factory=list)  # numbers, or changes made, the answer states that nothing
+    # it was given holds (``verifier.invented_numbers``, ``claims.claimed_changes``)
 
     @property
     def operation(self) -> str | None:

@@ -69,7 +69,8 @@ def fragment(key: str, **values: object) -> str:
 
 # The fragments a retry is told why (``TurnContext.feedback``): their fixed words are instructions to the model.
 RETRY_FRAGMENTS = ("feedback", "feedback_last", "feedback_invalid", "check_grounding", "check_refusal",
-                   "check_no_source", "check_refused_plan", "check_no_proposal", "check_invented", "check_echo")
+                   "check_no_source", "check_refused_plan", "check_no_proposal", "check_invented", "check_echo",
+                   "check_claimed")
 _PLACEHOLDER = re.compile(r"\$\w+")
 
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
+from chops.pipeline.claims import claimed_changes
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told, dumps
 from chops.pipeline.lookups import observation_lines, results, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
@@ -189,6 +190,11 @@ class Verifier:
             cand.score, cand.reason = 1, fragment("check_invented", values=", ".join(made_up))
             ctx.verdicts[key] = (cand.score, cand.reason)
             step = ctx.trace.step("verifier", route=cand.route, deterministic=True, invented=made_up)
+        elif claimed := claimed_changes(ctx, cand):
+            cand.invented = claimed  # never sent, like a made-up number (Agent)
+            cand.score, cand.reason = 1, fragment("check_claimed", values="; ".join(claimed))
+            ctx.verdicts[key] = (cand.score, cand.reason)
+            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, claimed=claimed)
         elif echoed(ctx.text, cand.answer if cand.operation is None else None):
             cand.score, cand.reason = 1, fragment("check_echo")
             ctx.verdicts[key] = (cand.score, cand.reason)
