@@ -104,7 +104,8 @@ _OPS = [
     _read("get_item_details", "Look up one item by item id: its product, options, availability and price.",
           a.ItemArgs, r.get_item_details),
     _read("list_all_product_types", "List every product name with its product id; use it when the customer names a "
-          "product but not its id.", a.NoArgs, r.list_all_product_types),
+          "product but not its id.", a.NoArgs, r.list_all_product_types,
+          follows=(("products", "name", "get_product_details", "product_id"),)),  # the products named, read with it
     _read("find_user_id_by_email", "Check an email against the customer's own account; rarely needed (the customer is "
           "signed in).", a.EmailArgs, r.find_user_id_by_email),
     _read("find_user_id_by_name_zip", "Check a name and zip code against the customer's own account; rarely needed "

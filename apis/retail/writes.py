@@ -85,14 +85,16 @@ def _swaps(uow: RetailUnitOfWork, order: Row, args: a.SwapArgs) -> tuple[list[tu
 
 
 def _swaps_text(swaps: list[tuple[Row, Row]]) -> str:
-    """``Keyboard (switch type: linear -> clicky); Thermostat (compatibility: Apple HomeKit -> Google Home)``: what
-    each line becomes, its changed options only. The message names the items (the verifier and the customer's
-    confirmation read it): bare ids let a 1.5B verifier pass the headphones swapped for the keyboard's variant."""
+    """``Keyboard (switch type: linear -> clicky, $120.00 -> $135.50); Thermostat (…)``: what each line becomes, its
+    changed options only, and its price. The message names the items (the verifier and the customer's confirmation
+    read it): bare ids let a 1.5B verifier pass the headphones swapped for the keyboard's variant. The new price is
+    said: asked for the dearest lamp in stock and to swap theirs for it, the customer heard only the difference."""
     parts = []
     for line, new in swaps:
         old = line["options"]
         changed = [f"{k}: {old.get(k)} -> {v}" for k, v in new["options"].items() if old.get(k) != v]
-        parts.append(f"{line['name']} ({', '.join(changed) or 'same options'})")
+        price = f"{_usd(line['price'])} -> {_usd(new['price'])}"
+        parts.append(f"{line['name']} ({', '.join(changed) or 'same options'}, {price})")
     return "; ".join(parts)
 
 

@@ -50,7 +50,7 @@ from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, 
 from chops.pipeline.together import taken_along
 from chops.pipeline.tools import ToolRanker
 from chops.pipeline.undo import undoing
-from chops.pipeline.walk import typed_ids
+from chops.pipeline.walk import stems, typed_ids
 from chops.pipeline.which import ask, read_elsewhere
 
 
@@ -129,10 +129,12 @@ class Executor:
             "executor", msgs, GuideAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="guide")
         source = chunks[out.source - 1] if 1 <= out.source <= len(chunks) else None
         step.update(answer=out.answer, source=_cite(source))
-        # No excerpt cited and no profile shown: nothing is behind the model's words, and the customer hears that no
-        # answer was found. Asked whether a lost tablet could be refunded or reordered, the 1.5B cited none and
-        # answered "Yes, you can", the verifier passed it, and the tablet's return followed (train task 31).
-        answer = out.answer if source is not None or profile else None
+        # No excerpt cited and nothing of the profile said (or none shown): nothing is behind the model's words, and
+        # the customer hears that no answer was found. Asked whether a lost tablet could be refunded or reordered, the
+        # 1.5B cited none and answered "Yes, you can", the verifier passed it, and the tablet's return followed (train
+        # task 31); asked who painted the Mona Lisa, it answered from its own knowledge (our own conversations).
+        answer = out.answer if source is not None or (profile and stems(out.answer) & stems(ctx.profile_text())) \
+            else None
         return Candidate(iteration=ctx.trace.iteration, route="guide", answer=answer, source=source)
 
     def propose_operation(self, ctx: TurnContext) -> Candidate:

@@ -123,10 +123,14 @@ def follow_ups(op: Operation, data: Any, message: str) -> list[tuple[str, dict[s
     ``message`` mentions, the look-up with the record's id. "Exchange the keyboard and the thermostat" after
     the order's look-up reads both products at once: the 1.5B model read one and proposed the exchange of
     both (pairing an item with another product's variant), one model step each otherwise. Where the records are all of
-    one name and the message names none but says their word ("the item"), that one is read."""
+    one name and the message names none but says their word ("the item"), that one is read. The records may be a
+    listing of names by id: asked how many water bottles it could buy, the 1.5B listed the products and then read an
+    order, not the Water Bottle, and counted 4 where 12 are available (our own conversations)."""
     calls: list[tuple[str, dict[str, Any]]] = []
     for records_key, name_key, lookup, id_key in op.follows:
         records = data.get(records_key) if isinstance(data, dict) else None
+        if isinstance(records, dict):  # a listing of names by id ({"products": {id: name}}): a record each
+            records = [{id_key: k, name_key: v} for k, v in records.items() if isinstance(v, str)]
         records = [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
         # "change the item of my pending order to red": the records' word ("item") stands for the one product they are
         # of, where the message names none (train task 103: the 1.5B read the item, not its product, and wrote a new

@@ -167,9 +167,9 @@ def test_the_executors_item_change_of_a_delivered_order_runs_as_its_exchange(sho
     assert result.outcome == "pending_confirmation" and result.operation == "exchange_delivered_order_items"
     step = next(s for s in result.trace["steps"] if s.get("switched"))
     assert step["switched"] == [{"from": "modify_pending_order_items", "to": "exchange_delivered_order_items"}]
-    assert "Kettle (material: glass -> enamel)" in prompt_text(llm, "verifier")  # the dry run of the exchange
+    assert "Kettle (material: glass -> enamel, $45.50 -> $38.99)" in prompt_text(llm, "verifier")  # the dry run of the exchange
     # The customer is asked about the change in words, not only in ids.
-    assert "Kettle (material: glass -> enamel)" in result.reply and "Shall I go ahead?" in result.reply
+    assert "Kettle (material: glass -> enamel, $45.50 -> $38.99)" in result.reply and "Shall I go ahead?" in result.reply
 
 
 def test_the_order_to_read_is_the_one_holding_what_the_message_mentions():
@@ -459,6 +459,11 @@ def test_an_orders_look_up_also_reads_the_products_of_the_items_the_message_name
     assert follow_ups(read, single, "where is my order?") == []
     assert follow_ups(read, ORDER, "Change the item of my order to red.") == []
     assert follow_ups(OPERATIONS["get_product_details"], PRODUCT, "the lamp") == []  # declares none
+    # The shop's list of products, names by id: the ones the message names are read with it.
+    listing = {"products": {"p1": "Desk Lamp", "p2": "Water Bottle", "p3": "Mug"}}
+    assert follow_ups(OPERATIONS["list_all_product_types"], listing,
+                      "How many water bottles can I buy right now?") == [("get_product_details", {"product_id": "p2"})]
+    assert follow_ups(OPERATIONS["list_all_product_types"], listing, "What do you sell?") == []
 
 
 def test_the_products_of_the_named_items_are_read_in_the_orders_step(shop):  # noqa: F811

@@ -71,9 +71,10 @@ def test_guide_answer_without_a_source_has_no_citation(engine):
     agent, llm = make_agent(engine)
     to_guide(llm)
     llm.enqueue("executor", {"source": 0, "answer": "The guides do not cover this; please contact human support."})
-    llm.enqueue("verifier", verdict(8))
     res = agent.handle("demo_leader", "What is the weather tomorrow?", turn_key="c:1")
-    assert res.reply == "The guides do not cover this; please contact human support."
+    # Nothing cited, nothing of the profile said: the honest "no answer found", not verified.
+    assert "couldn't find an answer" in res.reply and "[" not in res.reply
+    assert llm.pending() == {}
 
 
 def test_read_operation_runs_for_real_and_the_reply_lists_the_rows(engine):

@@ -564,7 +564,7 @@ def test_a_line_two_orders_hold_is_asked_about_and_the_answer_completes_the_chan
     history = [asked.to_record("Change my kettle to the glass one, pay any difference with my gift card")]
     done = agent.handle(MIA, "The red one, in #T0000006", history=history, turn_key="w:2", conversation_id="w")
     assert done.outcome == "pending_confirmation" and done.args["order_id"] == "#T0000006"
-    assert done.args["item_ids"] == ["k-red-1l"] and "Kettle (material: enamel -> glass)" in done.reply
+    assert done.args["item_ids"] == ["k-red-1l"] and "Kettle (material: enamel -> glass, $38.99 -> $45.50)" in done.reply
     # the answer completes the request it answers, which stays the turn's request (the model and the checks see both)
     assert done.trace["request"] == "Change my kettle to the glass one, pay any difference with my gift card The red " \
         "one, in #T0000006" and "Change my kettle to the glass one" in prompt_text(llm, "executor", 2)

@@ -44,7 +44,8 @@ def test_each_changed_line_gets_its_own_new_items_price_and_options(shop):
                       ("retail_order_item", 0, "options"), ("retail_order_item", 1, "item_id"),
                       ("retail_order_item", 1, "price"), ("retail_order_item", 1, "options")]
     # What each line becomes, as the customer confirms it (it said "same options": read after the update).
-    assert "Kettle (material: steel -> glass); Scarf (fabric: wool -> silk)" in result.message, result.message
+    assert "Kettle (material: steel -> glass, $40.00 -> $45.50); Scarf (fabric: wool -> silk, $25.10 -> $80.00)" \
+        in result.message, result.message
 
 
 def test_an_item_given_twice_changes_two_lines_and_a_cheaper_item_refunds_the_gift_card(shop):
@@ -110,8 +111,8 @@ def test_an_exchange_is_requested_and_no_money_moves_yet(shop):
     assert {c.field for c in result.diff} == {"status", "exchange_items", "exchange_new_items",
                                               "exchange_payment_method_id", "exchange_price_difference"}
     # The message names what each line becomes (the verifier and the customer read it, not bare ids).
-    assert "Scarf (fabric: silk -> wool, color: red -> blue); Kettle (material: glass -> enamel)" in result.message, \
-        result.message
+    assert ("Scarf (fabric: silk -> wool, color: red -> blue, $80.00 -> $27.35); Kettle (material: glass -> enamel, "
+            "$45.50 -> $38.99)") in result.message, result.message
     refused(shop, "exchange_delivered_order_items", swap("#T0000003", ["k-glass-1l"], ["k-steel-1l"]),
             "refused_precondition", "only a delivered order")
 

@@ -145,6 +145,11 @@ def test_a_guide_answer_citing_no_excerpt_without_the_profile_is_no_answer(engin
     llm.enqueue("executor", {"source": 0, "answer": "You are a team leader."}).enqueue("verifier", verdict(9))
     res = agent.handle("demo_leader", "zebra quantum marmalade", turn_key="g:2")
     assert res.reply == "You are a team leader."
+    # ... but one that says nothing the profile holds comes from the model's own knowledge: no answer.
+    to_guide(llm)
+    llm.enqueue("executor", {"source": 0, "answer": "Leonardo da Vinci painted the Mona Lisa."})
+    res = agent.handle("demo_leader", "Who painted the Mona Lisa?", turn_key="g:3")
+    assert "couldn't find an answer" in res.reply and "Leonardo" not in res.reply
     assert llm.pending() == {}
 
 
