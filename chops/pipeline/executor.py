@@ -41,7 +41,7 @@ from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, no_swap_asked
 from chops.pipeline.listing import listed_first
 from chops.pipeline.lookups import (Reader, conversation_lookups, follow_ups, looked_up, looked_up_first, lookup_record,
-                                    observations_section, seen_data, unread_named)
+                                    listed_named, observations_section, seen_data, unread_named)
 from chops.pipeline.prompting import fragment, messages, section, without_instructions
 from chops.pipeline.refusals import refuse
 from chops.pipeline.repairs import not_of_sources, repaired
@@ -129,10 +129,9 @@ class Executor:
             "executor", msgs, GuideAnswer, ledger=lg, on_delta=_answer_stream(ctx)), route="guide")
         source = chunks[out.source - 1] if 1 <= out.source <= len(chunks) else None
         step.update(answer=out.answer, source=_cite(source))
-        # No excerpt cited and nothing of the profile said (or none shown): nothing is behind the model's words, and
-        # the customer hears that no answer was found. Asked whether a lost tablet could be refunded or reordered, the
-        # 1.5B cited none and answered "Yes, you can", the verifier passed it, and the tablet's return followed (train
-        # task 31); asked who painted the Mona Lisa, it answered from its own knowledge (our own conversations).
+        # No excerpt cited and nothing of the profile said: nothing is behind the model's words (the customer hears
+        # that no answer was found). Asked if a lost tablet could be refunded, the 1.5B cited none and answered "Yes,
+        # you can" (train task 31); asked who painted the Mona Lisa, it answered from its own knowledge.
         answer = out.answer if source is not None or (profile and stems(out.answer) & stems(ctx.profile_text())) \
             else None
         return Candidate(iteration=ctx.trace.iteration, route="guide", answer=answer, source=source)
@@ -174,7 +173,8 @@ class Executor:
                 "executor", msgs, schema, ledger=lg), route="system", step=n, **({"asking": True} if asking else {}))
             calls = [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls
                      if c.operation != ANSWER_DIRECTLY]
-            unread = [] if calls or n == self.steps else unread_named(choices, sources, lookups, ctx.text)
+            unread = [] if calls or n == self.steps else unread_named(choices, sources, lookups, ctx.text) \
+                or listed_named(choices, ctx, lookups, self.api)
             if unread and self._look_up(ctx, unread, lookups, step):  # not answered before the record named is read
                 acting = step["read_first"] = True
                 continue

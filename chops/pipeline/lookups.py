@@ -225,6 +225,30 @@ def unread_named(operations: Iterable[Operation], sources: list[Any], lookups: I
     return out
 
 
+def listed_named(operations: Iterable[Operation], ctx: TurnContext, lookups: Iterable[Step],
+                 api: SystemApi) -> list[tuple[str, dict[str, Any]]]:
+    """The listing look-up (one taking no arguments whose ``follows`` reads the records it lists) to run where the
+    conversation has run none and the request names a record only it lists, one the customer's own records (the
+    profile) do not name: asked how many water bottles they could buy, the 1.5B answered "10" from nothing (12 are
+    available; our own conversations). A record the customer holds is read from their orders (``unread_named``)."""
+    done, held = {s.operation for s in lookups}, ctx.profile_text().casefold()
+    for op in operations:
+        if not op.observe or op.writes or op.arg_names() or not op.follows or op.name in done:
+            continue
+        data = api.call(op.name, ctx.nickname, {}).data
+        named = [(lookup, args) for lookup, args in follow_ups(op, data, ctx.text)
+                 if not any(_listed_name(data, str(v)).casefold() in held for v in args.values())]
+        if named:
+            return [(op.name, {})]
+    return []
+
+
+def _listed_name(data: Any, value: str) -> str:
+    """The name a listing gives ``value`` ({"products": {id: name}}), or ``value`` itself."""
+    return next((str(m[value]) for m in (data or {}).values() if isinstance(m, dict) and value in m), value) \
+        if isinstance(data, dict) else value
+
+
 class Reader:
     """Look-ups a repair makes for itself (a record whose lines it needs), run as the sender: each joins the turn's
     ``lookups`` and ``sources`` (the data the repairs read), and ``note`` adds them to the executor step's trace."""

@@ -16,7 +16,7 @@ from chops.pipeline.each import EachOf
 from chops.pipeline.walk import values_at
 from chops.pipeline.schemas import plan_schema
 from tests.unit.pipeline_support import call, prompt_text, to_system, verdict
-from tests.unit.retail_support import MIA
+from tests.unit.retail_support import LEO, MIA
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
 
 ORDER = {"order_id": "#W1000001", "status": "delivered",
@@ -480,6 +480,29 @@ def test_the_products_of_the_named_items_are_read_in_the_orders_step(shop):  # n
         ("get_product_details", {"product_id": "p-scarf"})]
     assert "[3] get_product_details(product_id='p-scarf')" in prompt_text(llm, "executor", -1)
     assert llm.pending() == {}
+
+
+def test_a_product_only_the_shop_lists_is_read_before_a_question_about_it_is_answered(shop):  # noqa: F811
+    agent, _, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "We have 5 chairs."}]})  # read nothing
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "2 kinds of chair are available."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(LEO, "How many different chairs can I buy right now?", turn_key="l:1", conversation_id="l")
+    assert result.reply.startswith("2 kinds of chair")
+    first = next(s for s in result.trace["steps"] if s.get("role") == "executor")
+    assert first["read_first"] and [(x["operation"], x["args"]) for x in first["lookups"]] == [
+        ("list_all_product_types", {}), ("get_product_details", {"product_id": "p-chair"})]
+    assert "available_variants" in prompt_text(llm, "executor", -1)
+    assert llm.pending() == {}
+    # A product of the customer's own orders is read from them: no listing (MIA's kettles).
+    to_system(llm)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettle is steel."}]})
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettle is steel."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = agent.handle(MIA, "What is my kettle made of?", turn_key="m:1", conversation_id="m")
+    assert not any(x.get("operation") == "list_all_product_types" for s in result.trace["steps"]
+                   for x in s.get("lookups") or [])
 
 
 def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names():
