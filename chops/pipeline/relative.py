@@ -121,6 +121,8 @@ def comparisons(text: str, options: Iterable[str]) -> list[tuple[str, int]]:
     for i, word in enumerate(words):
         after = words[i + 1] if i + 1 < len(words) else ""
         how = _HOW.get(word)
+        if word == "longer" and i and words[i - 1] in ("no", "any"):
+            continue  # of time: "I no longer need it" had a cancel's order swapped for a longer item (own8)
         if word in _PRICED:
             found: tuple[str, int] | None = (PRICE, _PRICED[word])
         elif how is None or how == 0 and words[i + 2:i + 3] == ["as"]:

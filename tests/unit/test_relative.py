@@ -32,6 +32,9 @@ def test_a_comparison_names_its_option_by_the_old_lines_label():
     assert comparisons("one with less glow and a shinier finish", ["glow", "case"]) == [("glow", -1)]
     assert comparisons("a glossier, brighter torch", ["brightness", "case"]) == [("brightness", 1)]
     assert comparisons("I'd like more help with this", options) == []  # "more help" names no option
+    # Of time, not length: "I no longer need it" asks for no longer board.
+    assert comparisons("Cancel it, I no longer need it", ["deck", "length"]) == []
+    assert comparisons("I don't want it any longer; a longer one, please", ["deck", "length"]) == [("length", 1)]
     assert rank("750ml", ["500ml", "1000ml"]) == 750 and rank("medium", ["low", "high"]) == 1
     assert rank("matte", ["gloss"]) is None  # no order: nothing is compared
 
