@@ -21,8 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from chops.domain.operations import Operation
+from chops.domain.outcomes import Outcome
 from chops.i18n import N_, translate
 from chops.llm import LLM, LLMError
+from chops.pipeline.asking import names_change
 from chops.pipeline.confirm import PENDING_OUTCOME, UNSURE_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.prompting import messages
@@ -46,7 +48,7 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
     if todo is not None:
         ctx.trace.info[AGENDA] = todo
         ctx.message = history[-1].user_text if history else None  # the message it was split off
-    elif history and asked_for_value(history[-1]):
+    elif history and (asked_for_value(history[-1]) or gives_another_value(history[-1], ctx.text, operations)):
         ctx.trace.info[AGENDA] = left(history)
         # The answer completes the request asked about, which stays the turn's request: answered "the canister one"
         # (which vacuum cleaner to return), the 1.5B, shown the answer alone, proposed both vacuums' exchange, and no
@@ -59,6 +61,22 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
         _resume(ctx, history, llm, operations)
     elif llm is not None:
         _split_message(ctx, llm, operations)
+
+
+def gives_another_value(last: TurnRecord, text: str, operations: Iterable[Operation]) -> bool:
+    """Whether ``text`` answers the refusal of a value the customer chose for the ``last`` turn's write, naming no
+    change of its own: its reply names a value of an argument that is no record changed (``CHOICES_WHERE``), as in
+    "a refund goes to the order's original payment method (…) or a gift card, not to credit_card_…". Read alone,
+    "Alright, PayPal then." was proposed as a payment change of the delivered order (own8); it completes the
+    return."""
+    operations = list(operations)
+    op = next((o for o in operations if o.name == last.operation and o.writes), None)
+    if op is None or last.outcome not in (Outcome.REFUSED_PRECONDITION, Outcome.REFUSED_INVALID_ARG) \
+            or names_change(text, operations):
+        return False
+    records = set(op.choice_states())
+    return any(isinstance(v, str) and len(v) >= 4 and v in (last.reply or "")
+               for arg, v in (last.args or {}).items() if arg not in records)
 
 
 def _split_message(ctx: TurnContext, llm: LLM, operations: Iterable[Operation]) -> None:
