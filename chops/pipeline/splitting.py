@@ -146,6 +146,8 @@ _NO_VERB = re.compile(r"^(?:(?:and|also|plus|then|oh|as well as)\b[\s,]*)*(?:the
                       r"(?![^,:;]*[,:;])(?![^.!?]*\b(?:should|must|be|is|are|was|want|like|need|make|to|into|for|in"
                       r"|instead|rather)\b)", re.IGNORECASE)
 _POLITE = {"please", "kindly", "also", "and", "then"}
+_QUESTION_WORDS = {"how", "what", "what's", "which", "where", "when", "why", "who", "is", "are", "do", "does", "did",
+                   "can", "could", "would", "will"}
 
 
 def _elliptic(parts: list[str], text: str) -> list[str]:
@@ -159,10 +161,12 @@ def _elliptic(parts: list[str], text: str) -> list[str]:
         words = part.split()
         at = _verb_at(words)
         clause = clause_of(part, text)
-        said = {w[:4] for w in re.findall(r"[a-z]+", clause.lower())}
+        # The verb's own word anywhere in the message: "I'd like to return the vacuum cleaner, the headphones and the
+        # smart watch" is three clauses, and the last, naming things only, is the one the request shares most words of.
+        said = {w[:4] for w in re.findall(r"[a-z]+", text.lower())}
         if out and at < len(words) and _NO_VERB.match(clause.strip()) and words[at].lower()[:4] not in said:
             verb = _verb(out[-1])
-            if verb:
+            if verb and verb not in _QUESTION_WORDS:  # "How many t-shirts …?" lends no verb (train task 2)
                 words[at] = verb.capitalize() if at == 0 else verb
                 part = " ".join(words)
         out.append(part)

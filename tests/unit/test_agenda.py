@@ -413,11 +413,22 @@ def test_a_request_is_said_in_the_clause_of_the_message_sharing_most_words_with_
      "Exchange the lamp for a blue one."),
     ("Return the mug. And my open order: ship it home.", "Change the address of my open order to home.",
      "Change the address of my open order to home."),
+    # The verb said in an earlier clause of the sentence the things are listed in (train task 2).
+    ("Tell me how many sizes the scarf comes in. Also, I'd like to return the kettle, the sunglasses and the smart "
+     "watch I received.", "Return the kettle, the sunglasses and the smart watch I received.",
+     "Return the kettle, the sunglasses and the smart watch I received."),
 ])
 def test_a_request_split_off_a_sentence_asking_nothing_of_its_own_takes_the_verb_before_it(message, part, expected):
     from chops.pipeline.splitting import _elliptic
     first = message.split(". ")[0] + "."
     assert _elliptic([first, part], message) == [first, expected]
+
+
+def test_a_question_lends_no_verb_to_the_request_after_it():
+    from chops.pipeline.splitting import _elliptic
+    question = "How many sizes does the scarf come in?"
+    assert _elliptic([question, "Cancel the mug I ordered."], f"{question} Also the mug I ordered.") == [
+        question, "Cancel the mug I ordered."]
 
 
 @pytest.mark.parametrize("part, expected", [
