@@ -26,10 +26,10 @@ _ROOT = 5  # letters of the root the request says the change by: "modif" of "mod
 
 def claimed_changes(ctx: TurnContext, cand: Candidate) -> list[str]:
     """The changes (the words saying them) an answer says were made, of a kind the request asks for, that neither
-    this conversation's commits (``TurnContext.done``), the guide excerpt, nor the records the claim's sentence names show: "it has
-    been cancelled" stands where the order it names is cancelled ("cancel #W…" of an order cancelled last week), not
-    where it is pending. A sentence naming no record is held against all that was read. A change the request does
-    not ask for is a state reported ("your other order was returned"), not checked here."""
+    this conversation's commits (``TurnContext.done``), the guide excerpt, nor the records the claim's sentence names
+    show: "it has been cancelled" stands where the order it names is cancelled ("cancel #W…" of an order cancelled last
+    week), not where it is pending. A sentence naming no record is held against all that was read. A change the
+    request does not ask for is a state reported ("your other order was returned"), not checked here."""
     if cand.operation is not None or not (answer := cand.answer or "").strip():
         return []
     done = " ".join([*ctx.done(), cand.source.text if cand.source is not None else ""])  # or the guides say so
@@ -41,10 +41,9 @@ def claimed_changes(ctx: TurnContext, cand: Candidate) -> list[str]:
             if not named(root, ctx.text) or named(root, done):
                 continue
             rest = sentence.replace(m.group(), " ")  # the claim's own words name no record ("cancelled")
-            held = [node for data in sources for node in records(data) if _named_by(rest, node)]
-            if not any(named(root, value) for node in held for value in _values(node)) \
-                    and not (not held and any(named(root, value) for data in sources
-                                              for node in records(data) for value in _values(node))):
+            read = [node for data in sources for node in records(data)]
+            shown = [node for node in read if _named_by(rest, node)] or read  # naming none: all that was read
+            if not any(named(root, value) for node in shown for value in _values(node)):
                 out.append(m.group().strip())
     return list(dict.fromkeys(out))
 
