@@ -7,8 +7,6 @@ conversations)."""
 from __future__ import annotations
 
 import re
-from typing import Any
-
 from chops.domain.operations import named
 from chops.pipeline.context import Candidate, TurnContext
 from chops.pipeline.lookups import seen_data
@@ -33,7 +31,7 @@ def claimed_changes(ctx: TurnContext, cand: Candidate) -> list[str]:
     if cand.operation is not None or not (answer := cand.answer or "").strip():
         return []
     done = " ".join([*ctx.done(), cand.source.text if cand.source is not None else ""])  # or the guides say so
-    sources: list[Any] = seen_data(ctx, cand.lookups)
+    read = [node for data in seen_data(ctx, cand.lookups) for node in records(data)]
     out = []
     for sentence in _SENTENCE.findall(answer):
         for m in _CLAIMED.finditer(sentence):
@@ -41,7 +39,6 @@ def claimed_changes(ctx: TurnContext, cand: Candidate) -> list[str]:
             if not named(root, ctx.text) or named(root, done):
                 continue
             rest = sentence.replace(m.group(), " ")  # the claim's own words name no record ("cancelled")
-            read = [node for data in sources for node in records(data)]
             shown = [node for node in read if _named_by(rest, node)] or read  # naming none: all that was read
             if not any(named(root, value) for node in shown for value in _values(node)):
                 out.append(m.group().strip())

@@ -236,17 +236,12 @@ def listed_named(operations: Iterable[Operation], ctx: TurnContext, lookups: Ite
         if not op.observe or op.writes or op.arg_names() or not op.follows or op.name in done:
             continue
         data = api.call(op.name, ctx.nickname, {}).data
-        named = [(lookup, args) for lookup, args in follow_ups(op, data, ctx.text)
-                 if not any(_listed_name(data, str(v)).casefold() in held for v in args.values())]
-        if named:
+        listed = {str(k): str(v) for m in (data.values() if isinstance(data, dict) else ()) if isinstance(m, dict)
+                  for k, v in m.items()}  # each id's name ({"products": {id: name}})
+        if any(not any(listed.get(str(v), str(v)).casefold() in held for v in args.values())
+               for _, args in follow_ups(op, data, ctx.text)):
             return [(op.name, {})]
     return []
-
-
-def _listed_name(data: Any, value: str) -> str:
-    """The name a listing gives ``value`` ({"products": {id: name}}), or ``value`` itself."""
-    return next((str(m[value]) for m in (data or {}).values() if isinstance(m, dict) and value in m), value) \
-        if isinstance(data, dict) else value
 
 
 class Reader:

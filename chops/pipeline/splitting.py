@@ -157,13 +157,13 @@ def _elliptic(parts: list[str], text: str) -> list[str]:
     cleaner." came back from the split as "Change the backpack …", and the 1.5B proposed the backpack's exchange for
     options never spoken of (train task 103)."""
     out: list[str] = []
+    # The verb's own word anywhere in the message: "I'd like to return the vacuum cleaner, the headphones and the smart
+    # watch" is three clauses, and the last, naming things only, is the one the request shares most words of.
+    said = {w[:4] for w in re.findall(r"[a-z]+", text.lower())}
     for part in parts:
         words = part.split()
         at = _verb_at(words)
         clause = clause_of(part, text)
-        # The verb's own word anywhere in the message: "I'd like to return the vacuum cleaner, the headphones and the
-        # smart watch" is three clauses, and the last, naming things only, is the one the request shares most words of.
-        said = {w[:4] for w in re.findall(r"[a-z]+", text.lower())}
         if out and at < len(words) and _NO_VERB.match(clause.strip()) and words[at].lower()[:4] not in said:
             verb = _verb(out[-1])
             if verb and verb not in _QUESTION_WORDS:  # "How many t-shirts …?" lends no verb (train task 2)
