@@ -48,8 +48,9 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
     if todo is not None:
         ctx.trace.info[AGENDA] = todo
         ctx.message = history[-1].user_text if history else None  # the message it was split off
-    elif history and (asked_for_value(history[-1]) or gives_another_value(history[-1], ctx.text, operations)):
+    elif history and (asked_for_value(history[-1]) or replaced_values(history[-1], ctx.text, operations)):
         ctx.trace.info[AGENDA] = left(history)
+        ctx.replaced = replaced_values(history[-1], ctx.text, operations)
         # The answer completes the request asked about, which stays the turn's request: answered "the canister one"
         # (which vacuum cleaner to return), the 1.5B, shown the answer alone, proposed both vacuums' exchange, and no
         # check saw that a return was asked for (train tasks 46, 47).
@@ -63,20 +64,22 @@ def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None
         _split_message(ctx, llm, operations)
 
 
-def gives_another_value(last: TurnRecord, text: str, operations: Iterable[Operation]) -> bool:
-    """Whether ``text`` answers the refusal of a value the customer chose for the ``last`` turn's write, naming no
-    change of its own: its reply names a value of an argument that is no record changed (``CHOICES_WHERE``), as in
-    "a refund goes to the order's original payment method (…) or a gift card, not to credit_card_…". Read alone,
-    "Alright, PayPal then." was proposed as a payment change of the delivered order (own8); it completes the
-    return."""
+def replaced_values(last: TurnRecord, text: str, operations: Iterable[Operation]) -> dict[str, str]:
+    """The values ``text`` replaces: where the ``last`` turn's write was refused and ``text`` names no change of its
+    own, ``{argument: value}`` of that write's arguments that are no record changed (``CHOICES_WHERE``) and whose
+    values the refusal names, as in "a refund goes to the order's original payment method (…) or a gift card, not to
+    credit_card_…". Such a message completes the refused request (``plan``): read alone, "Alright, PayPal then." was
+    proposed as a payment change of the delivered order. And the request is not offered those values again
+    (``TurnContext.replaced``): its text still said "my credit card", and the 1.5B proposed the card again turn after
+    turn while the customer said "PayPal then" (own8)."""
     operations = list(operations)
     op = next((o for o in operations if o.name == last.operation and o.writes), None)
     if op is None or last.outcome not in (Outcome.REFUSED_PRECONDITION, Outcome.REFUSED_INVALID_ARG) \
             or names_change(text, operations):
-        return False
+        return {}
     records = set(op.choice_states())
-    return any(isinstance(v, str) and len(v) >= 4 and v in (last.reply or "")
-               for arg, v in (last.args or {}).items() if arg not in records)
+    return {arg: v for arg, v in (last.args or {}).items()
+            if arg not in records and isinstance(v, str) and len(v) >= 4 and v in (last.reply or "")}
 
 
 def _split_message(ctx: TurnContext, llm: LLM, operations: Iterable[Operation]) -> None:

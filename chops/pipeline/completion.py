@@ -22,7 +22,7 @@ choose from, it is dropped, and the reply asks for it instead of the model choos
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from chops.domain.operations import Operation, named
@@ -165,7 +165,8 @@ def _said_less(value: str, others: list[Any], said: list[str]) -> bool:
     return holders > 1 and written < holders
 
 
-def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: Iterable[str]) -> list[str]:
+def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: Iterable[str],
+            replaced: Mapping[str, str] | None = None) -> list[str]:
     """The ``CHOICES_SAID`` arguments of ``args`` whose value the customer's ``texts`` do not name: the value itself is
     not in them, and the words (four letters or more) and digit runs (four or more) of its own record (the one that
     holds it under the last key of a ``CHOICES_FROM`` path: a payment method's, not an order's payment history, whose
@@ -174,8 +175,10 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
     1111). A value of no record (a cancel's reason) is named by its last word, an ending such as "ed" aside ("I
     don't need it" names "no longer needed"; "my order" does not name "ordered by mistake"). Where the words name the
     record's own value (``original``), that one is named, and another only by more of its words; a value with an
-    ``original`` declaration is never asked for where the customer has one value to choose."""
-    sources, said = list(sources), list(texts)
+    ``original`` declaration is never asked for where the customer has one value to choose. A value ``replaced``
+    (``TurnContext.replaced``) is none to weigh against, and its words name no other: the request still names the
+    card a refusal was for ("my credit card"), whose "card" would name the gift card too."""
+    sources, said, replaced = list(sources), list(texts), replaced or {}
     words = set().union(*(_marks(t) for t in said)) if said else set()
     out = []
     for arg in sorted(op.choice_said()):
@@ -193,10 +196,13 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
         held = _held(op, arg, sources)
         if op.choice_original().get(arg) and len(held) < 2:
             continue  # nothing to choose from: the one method the customer has pays the difference
-        candidates = {*held, str(value)}
-        hits = {c: len(words & set().union(*(_marks(t) for node in records(sources)
-                                             if any(str(node.get(k)) == c for k in keys)
-                                             for t in node.values() if isinstance(t, str)))) for c in candidates}
+        def marks(c: str) -> set[str]:  # the words of the record holding ``c``
+            return set().union(*(_marks(t) for node in records(sources) if any(str(node.get(k)) == c for k in keys)
+                                 for t in node.values() if isinstance(t, str)))
+        # The words that named a replaced value name no other ("my credit card" is no "gift card" then).
+        gone = replaced.get(arg)
+        heard = words - marks(gone) if gone is not None and gone != str(value) else words
+        hits = {c: len(heard & marks(c)) for c in {*held, str(value)} - {gone} | {str(value)}}
         # Said as the record's own ("the card I paid with"), another is named only by more of its words ("my gift card").
         if not 0 < hits[str(value)] == max(hits.values()) or (own is not None and hits[str(value)] <= hits.get(own, 0)):
             out.append(arg)
@@ -204,15 +210,18 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
 
 
 def named_options(operations: Iterable[Operation], options: Options, sources: Iterable[Any],
-                  texts: Iterable[str]) -> Options:
+                  texts: Iterable[str], replaced: Mapping[str, str] | None = None) -> Options:
     """``options`` (``choices.arg_options``) with each ``CHOICES_SAID`` argument offered only the values the customer's
     ``texts`` name (``unnamed``), where they name some, and of those the ones named first, where others are named only
     for a failed condition: told "my PayPal account", the 1.5B chose the card again, four times, each dropped and
-    asked for again (train task 52)."""
+    asked for again (train task 52). A value ``replaced`` (``TurnContext.replaced``: the card a refund was refused
+    for, answered "PayPal then") is not offered where others are: the request still named the card first, and the
+    1.5B was offered it alone turn after turn (own8)."""
     by_name = {op.name: op for op in operations}
-    sources, texts = list(sources), list(texts)
+    sources, texts, replaced = list(sources), list(texts), replaced or {}
     out = []
     for name, arg, values, groups in options:
+        values = tuple(v for v in values if v != replaced.get(arg)) or values
         op = by_name.get(name)
         if op is not None and arg in op.choice_said():
             # Of the values the sources hold: an id typed for another argument ("#W1") names no payment method.
@@ -220,7 +229,7 @@ def named_options(operations: Iterable[Operation], options: Options, sources: It
             own = {original(op, arg, {spec["in"]: v}, sources, texts)
                    for spec in op.choice_original().values() for v in _within(options, name, spec["in"])}
             def named(value: str, said: list[str]) -> bool:
-                return value in held and (value in own or not unnamed(op, {arg: value}, sources, said))
+                return value in held and (value in own or not unnamed(op, {arg: value}, sources, said, replaced))
             values = tuple(v for v in values if named(v, texts)) or values
             # Of those, the ones named before the words for a failed condition ("my gift card; if that's not possible,
             # my credit card": the 1.5B chose the card, train task 58).

@@ -159,6 +159,7 @@ class TurnContext:
     insisting: bool = False  # the message repeats the last, which the operations route did not do (classifier)
     message: str | None = None  # the customer's whole message, where ``text`` is one request of it (pipeline.agenda)
     asked: str | None = None  # the request the last turn asked a value for, where ``text`` is it with the answer
+    replaced: dict[str, str] = field(default_factory=dict)  # argument values refused, which this message replaces
     currency: str | None = None  # the pack's: the conversation's total of refunds and charges is said in it
     dropped: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the waiting change this message dropped
 

@@ -160,7 +160,7 @@ class Executor:
             offered = tuple(op for op in choices if _offered(op, ctx, acting, asking, swapless)) \
                 or (() if asking else choices)
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts,
-                                                         ctx.request_texts[1:]), seen, ctx.user_texts)
+                                                         ctx.request_texts[1:]), seen, ctx.user_texts, ctx.replaced)
             if n < self.steps:
                 offered = looked_up_first(offered, options)
             schema = plan_schema(offered, self.observing and ctx.instead is None, options)  # a redo's write: no answer

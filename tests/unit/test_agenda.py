@@ -476,7 +476,7 @@ def test_what_was_said_before_the_last_change_was_made_asks_for_nothing_now():
 
 def test_another_value_after_a_refused_one_completes_the_refused_request():
     from apis.retail.registry import OPERATIONS
-    from chops.pipeline.agenda import gives_another_value, plan
+    from chops.pipeline.agenda import plan, replaced_values
     from chops.records import TurnRecord
 
     asked = "Return the scarf I got, and put the money on my PayPal."
@@ -485,13 +485,15 @@ def test_another_value_after_a_refused_one_completes_the_refused_request():
                       reply="I couldn't do that: A refund goes to the order's original payment method (credit_card_mia) "
                             "or to one of your gift cards, not to paypal_mia.")
     ops = OPERATIONS.values()
-    assert gives_another_value(last, "Fine, my credit card then.", ops)
-    assert not gives_another_value(last, "Then cancel order #T0000002 instead.", ops)  # a change of its own
+    assert replaced_values(last, "Fine, my credit card then.", ops) == {"payment_method_id": "paypal_mia"}
+    assert not replaced_values(last, "Then cancel order #T0000002 instead.", ops)  # a change of its own
     # A refusal naming only the record changed ("#T… is delivered") asks for no other value.
     state = last.model_copy(update={"reply": "I couldn't do that: #T0000003 is delivered; this can only be done "
                                              "while it is pending", "operation": "modify_pending_order_payment"})
-    assert not gives_another_value(state, "Fine, my credit card then.", ops)
+    assert not replaced_values(state, "Fine, my credit card then.", ops)
     trace = type("Trace", (), {"info": {}})()
-    ctx = type("Ctx", (), {"text": "Fine, my credit card then.", "trace": trace, "message": None, "asked": None})()
+    ctx = type("Ctx", (), {"text": "Fine, my credit card then.", "trace": trace, "message": None, "asked": None,
+                                 "replaced": {}})()
     plan(ctx, [last], None, None, ops)
     assert ctx.text == f"{asked} Fine, my credit card then." and ctx.asked == asked
+    assert ctx.replaced == {"payment_method_id": "paypal_mia"}  # the request is not offered the refused card again

@@ -225,6 +225,24 @@ def test_the_grammar_offers_only_the_payment_method_the_customer_named():
         assert named["payment_method_id"] == offered, said
 
 
+def test_a_value_the_customer_replaced_after_its_refusal_is_not_offered_again():
+    sources = [MIA_METHODS, {"payment_methods": [{"id": "paypal_mia", "source": "paypal"}]}]
+    options = arg_options([PAY], sources)
+    # The request the answer completes still names the card the refusal was for; the answer names PayPal.
+    said = ["Pay my order with my credit card instead. Alright, PayPal then.", "Alright, PayPal then."]
+    before = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, said)}
+    assert before["payment_method_id"] == ("credit_card_mia",)  # named first: the grammar left the model no choice
+    replaced = {"payment_method_id": "credit_card_mia"}
+    now = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, said, replaced)}
+    assert now["payment_method_id"] == ("paypal_mia",)
+    gift = said[0].replace("PayPal", "my gift card")
+    now = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, [gift], replaced)}
+    assert now["payment_method_id"] == ("gift_card_mia",)
+    # Nothing else to offer: the value stays (the platform refuses it again, in words).
+    alone = ((PAY.name, "payment_method_id", ("credit_card_mia",), ()),)
+    assert named_options([PAY], alone, sources, said, replaced) == alone
+
+
 SWAP = OPERATIONS["exchange_delivered_order_items"]
 PAID_BY_CARD = {"order_id": "#W2", "status": "delivered", "items": [],
                 "payments": [{"type": "payment", "amount": 25.0, "method": "credit_card_mia"},
