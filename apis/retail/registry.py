@@ -22,7 +22,8 @@ def _write(name: str, description: str, args: type, run, needs: tuple[str, ...],
            called: tuple[str, ...] = (), worded: tuple[str, ...] = (), **counterparts: str) -> Operation:
     return Operation(name, description, args, writes=True, admin_only=False, run=run, confirm=True, needs=needs,
                      counterparts=tuple(counterparts.items()), unchanged=unchanged, asked_by=asked_by,
-                     unasked_by=unasked_by, asked_as=asked_as, called=called, title=TITLES[name], worded=worded)
+                     unasked_by=unasked_by, asked_as=asked_as, called=called, title=TITLES[name], worded=worded,
+                     tells=True)  # each write's message names the items, the amounts and the payment method
 
 
 # What each operation does, as the customer would say it (``Operation.title``: a confirmation's lines, "Not done: …").

@@ -143,7 +143,8 @@ def modify_pending_order_address(uow: RetailUnitOfWork, actor: Row, args: a.Orde
     order = own_order(uow, actor, args.order_id)
     _need_status(order, "pending", "change its address", exact=False)
     uow.orders.update(order, args.address())
-    return f"Order {order['order_id']} will ship to the new address.", order_view(order)
+    view = order_view(order)
+    return f"Order {order['order_id']} will ship to {view['address']}.", view
 
 
 def modify_pending_order_payment(uow: RetailUnitOfWork, actor: Row, args: a.PaymentArgs) -> Reply:

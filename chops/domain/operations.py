@@ -99,7 +99,9 @@ class Operation:
     each argument's ``Field(title=...)``, what a reply asking for it calls it (none: its description); ``columns``,
     ``(key, label)`` pairs of the fields of a read's rows a reply lists, in order (none: every field as it is);
     ``worded``, the columns (of a read's rows) and arguments (of a write, as a confirmation lists them) whose values
-    are words of the catalog too (a role; a cancel's reason).
+    are words of the catalog too (a role; a cancel's reason); ``tells``, a write whose dry run's message says the
+    whole change in the customer's words (items, amounts, where the money goes), so a confirmation shows it in
+    place of the field changes (``chops.pipeline.replies.change_lines``).
     """
 
     name: str
@@ -121,6 +123,7 @@ class Operation:
     title: str = ""
     columns: tuple[tuple[str, str], ...] = ()
     worded: tuple[str, ...] = ()
+    tells: bool = False
 
     def asked_in(self, texts: Iterable[str], request: str = "") -> bool:
         """Whether ``texts`` ask for this operation: ``asked_by`` is empty, or one of its words starts a word of

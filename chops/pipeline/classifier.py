@@ -51,7 +51,8 @@ _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation"
 
 # The conversational routes a request split off a message of several (``TurnContext.message``) cannot take: the split
 # leaves greetings and thanks out, and "is it still in transit?" alone, a part of a question about an order, was
-# declined as off-topic (train task 43). A hand-off or a "never mind" may still be one of the requests.
+# declined as off-topic by the model (train task 43). A hand-off or a "never mind" may still be one of the requests,
+# and so may an off-topic question the embedding router is sure of (``_may_take``).
 _NOT_A_PART = ("greeting", "thanks", "out_of_scope")
 
 
@@ -76,8 +77,11 @@ def insisting(text: str, history: Sequence[TurnRecord]) -> bool:
 
 
 def _may_take(ctx: TurnContext, route: str) -> bool:
-    """Whether ``ctx``'s request may take ``route`` (``_NOT_A_PART``); a route it may not is noted in the trace."""
-    if ctx.message is None or route not in _NOT_A_PART:
+    """Whether ``ctx``'s request may take ``route`` (``_NOT_A_PART``); a route it may not is noted in the trace. The
+    router's examples of off-topic questions are general knowledge ("who painted the Mona Lisa?"), and where it is
+    sure, such a part is declined as off-topic: sent on to the guides, it cost four more model calls and the customer
+    heard "I couldn't find an answer" (own8)."""
+    if ctx.message is None or route not in _NOT_A_PART or (route == "out_of_scope" and ctx.router_sure_of(route)):
         return True
     ctx.trace.step("classifier", part_of_message=True, not_taken=route)
     return False

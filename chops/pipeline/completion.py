@@ -239,6 +239,15 @@ def named_options(operations: Iterable[Operation], options: Options, sources: It
     return tuple(out)
 
 
+def still_replaced(operations: Iterable[Operation], replaced: Mapping[str, str], sources: Iterable[Any],
+                   answer: str | None) -> dict[str, str]:
+    """``replaced`` (``TurnContext.replaced``) without the values the customer's ``answer`` names itself: "I said pay
+    it with my gift card", after the gift card was refused, insists on it; "PayPal then" replaces the card."""
+    sources = list(sources)
+    return {arg: v for arg, v in replaced.items() if answer is None or all(
+        unnamed(op, {arg: v}, sources, [answer]) for op in operations if arg in op.choice_said())}
+
+
 def _within(options: Options, name: str, arg: str) -> tuple[str, ...]:
     """The values ``options`` offers ``name``'s argument ``arg`` (the orders a swap may be of)."""
     return next((values for n, a, values, _ in options if (n, a) == (name, arg)), ())

@@ -34,7 +34,7 @@ from chops.llm.streaming import JsonStringField
 from chops.pipeline.asking import only_asks
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options
-from chops.pipeline.completion import named_options
+from chops.pipeline.completion import named_options, still_replaced
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
 from chops.pipeline.grounding import ground_args
@@ -160,7 +160,8 @@ class Executor:
             offered = tuple(op for op in choices if _offered(op, ctx, acting, asking, swapless)) \
                 or (() if asking else choices)
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts,
-                                                         ctx.request_texts[1:]), seen, ctx.user_texts, ctx.replaced)
+                                                         ctx.request_texts[1:]), seen, ctx.user_texts,
+                                    still_replaced(offered, ctx.replaced, seen, ctx.message))
             if n < self.steps:
                 offered = looked_up_first(offered, options)
             schema = plan_schema(offered, self.observing and ctx.instead is None, options)  # a redo's write: no answer

@@ -30,7 +30,7 @@ from chops.pipeline.asking import swap_word
 from chops.pipeline.pairing import by_product, capped, for_themselves, paired
 from chops.pipeline.relative import comparisons
 from chops.pipeline.states import counterpart
-from chops.pipeline.completion import completed, named_record, repeated, retyped, unnamed
+from chops.pipeline.completion import completed, named_record, repeated, retyped, still_replaced, unnamed
 from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_but, all_of_them, in_place_of_repeats, with_dropped
@@ -116,7 +116,9 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if once is not None:  # the city written as the second line too
         step.setdefault("repeated", []).append({"operation": name, "args": once})
         args = once
-    unsaid = unnamed(operations[name], args, seen, ctx.user_texts)
+    # (Not weighed against a value this message replaces: "PayPal then" after the card was refused.)
+    replaced = still_replaced(operations.values(), ctx.replaced, seen, ctx.message)
+    unsaid = unnamed(operations[name], args, seen, ctx.user_texts, replaced)
     if unsaid:  # the customer's choice they have not made: asked for, not guessed
         step.setdefault("unnamed", []).append({"operation": name, "args": unsaid})
         args, dropped = {**args, **dict.fromkeys(unsaid)}, [*dropped, *unsaid]

@@ -260,11 +260,15 @@ PENDING_REPLIES = {
 
 def change_lines(steps: list[tuple[Any, dict[str, Any]]], diff: list[Any], lang: str,
                  notes: list[str] | None = None) -> str:
-    """What a plan will change: one line per operation with its values (and, in the domain's own language, its
-    dry run's message, which says it in words: "Desk Lamp (brightness: medium -> high)", where the values are
-    ids), then one per changed value."""
-    said = notes if notes and lang == SOURCE_LANGUAGE else []
-    lines = [f"- {_request(op, args, lang)}" + (f"\n  {said[i].strip()}" if i < len(said) and said[i].strip() else "")
+    """What a plan will change, one line per operation with its values, then one per changed value; in the domain's
+    own language, each operation's dry-run message under it, which says it in words ("Desk Lamp (brightness: medium ->
+    high)", where the values are ids). Where every operation ``tells`` its change in that message, the operation's
+    name and the message alone: "retail_order #W…: return_items None → 4273929280" and the argument ids said
+    nothing more to a customer (the pending change keeps the diff, which the widget and the staff console show)."""
+    said = [n.strip() for n in notes or []] if lang == SOURCE_LANGUAGE else []
+    if len(said) == len(steps) and all(said) and all(op.tells for op, _ in steps):
+        return "\n".join(f"- {_action(op, args, lang)[0]}\n  {note}" for (op, args), note in zip(steps, said))
+    lines = [f"- {_request(op, args, lang)}" + (f"\n  {said[i]}" if i < len(said) and said[i] else "")
              for i, (op, args) in enumerate(steps)]
     return "\n".join(lines + [f"  • {_change_text(c)}" for c in diff])
 

@@ -252,6 +252,33 @@ def test_a_request_split_off_a_message_is_never_declined_as_off_topic(shop, firs
     assert llm.pending() == {}
 
 
+def test_an_off_topic_part_the_router_is_sure_of_is_declined_and_the_rest_done(sqlite_url, tmp_path):
+    """A request split off a message may not be declined as off-topic by the model (above), but may where the router
+    is sure: the general-knowledge question is declined, the return is still proposed."""
+    from chops.router import Router, read_examples
+    from tests.unit.test_router import BagOfWords, examples_file
+
+    router = Router.train(read_examples(examples_file(tmp_path)), BagOfWords())
+    engine, api = load_shop(sqlite_url)
+    llm = ScriptedLLM()
+    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600),
+                  prompts=RetailPack.prompts, split_requests=True, router=router)
+    off_topic, kettle = "a joke poem please, sunny weather", "Return the kettle from order #T0000003 to my credit card"
+    assert router.decide(off_topic).sure and router.decide(off_topic).route == "out_of_scope"
+    assert not router.decide(kettle).sure  # the model routes the return
+    llm.enqueue("executor", {"requests": [off_topic, kettle]})
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
+                                 payment_method_id="credit_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, f"{off_topic}. Also: {kettle}", turn_key="o:1", conversation_id="o")
+    declined, proposed = res.reply.split("\n\n")
+    assert "only help with this platform" in declined and res.outcome == "pending_confirmation"
+    assert "Return of 1 item(s) requested for order #T0000003 (Kettle)" in proposed and llm.pending() == {}
+    engine.dispose()
+
+
 KETTLE = "Please exchange the kettle from order #T0000003 for the steel one, on the card I paid with."
 SCARF = "The scarf in the same order needs exchanging too: the blue wool one, 100 percent wool."
 CHAIR = "And cancel order #T0000002, I no longer need it."
@@ -276,8 +303,9 @@ def test_a_later_request_about_another_line_of_the_same_order_joins_the_swap(sho
     acting = prompt_text(llm, "executor")
     assert f"Message: {KETTLE} {SCARF}" in acting and "s-wool-blue" in acting  # the scarf's variants were read
     assert res.steps[0]["args"]["new_item_ids"] == ["k-steel-1l", "s-wool-blue"]
-    # The confirmation lists a list's values as a group, not as Python's "['k-glass-1l', …]".
-    assert "k-glass-1l + s-silk-red, k-steel-1l + s-wool-blue" in res.reply and "['" not in res.reply
+    # The confirmation says the exchange in the shop's words, both items named, not Python's "['k-glass-1l', …]".
+    told = res.reply.split("Exchange of 2 item(s) requested for order #T0000003: ")[1]
+    assert told.startswith("Kettle (") and "; Scarf (" in told and "['" not in res.reply
     assert order(engine, "#T0000003")["status"] == "delivered"  # nothing is written before the yes
 
 

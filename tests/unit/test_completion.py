@@ -11,7 +11,8 @@ from apis.cphos.registry import OPERATIONS as CPHOS_OPERATIONS
 from apis.retail.registry import OPERATIONS
 from chops.pipeline.choices import arg_options
 from chops.pipeline.pairing import for_themselves
-from chops.pipeline.completion import completed, named_options, named_record, repeated, retyped, unnamed
+from chops.pipeline.completion import (completed, named_options, named_record, repeated, retyped, still_replaced,
+                                      unnamed)
 from tests.unit.pipeline_support import answering, call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_retail_agent import shop  # noqa: F401  (fixture)
@@ -238,6 +239,9 @@ def test_a_value_the_customer_replaced_after_its_refusal_is_not_offered_again():
     gift = said[0].replace("PayPal", "my gift card")
     now = {arg: values for _, arg, values, _ in named_options([PAY], options, sources, [gift], replaced)}
     assert now["payment_method_id"] == ("gift_card_mia",)
+    # The answer names the refused value itself: the customer insists on it, and it is offered.
+    assert still_replaced([PAY], replaced, sources, "Alright, PayPal then.") == replaced
+    assert still_replaced([PAY], replaced, sources, "I said pay it with my credit card") == {}
     # Nothing else to offer: the value stays (the platform refuses it again, in words).
     alone = ((PAY.name, "payment_method_id", ("credit_card_mia",), ()),)
     assert named_options([PAY], alone, sources, said, replaced) == alone

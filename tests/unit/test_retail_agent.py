@@ -61,8 +61,9 @@ def test_a_cancel_is_looked_up_described_and_committed_on_yes(shop):
     asked = ask_to_cancel(agent, llm, "Please cancel order #T0000002, I ordered it by mistake", "r")
     assert "Chair" in prompt_text(llm, "executor", 1)  # the look-up's result fed the next step
     assert asked.outcome == "pending_confirmation" and not asked.committed
-    assert "status pending → cancelled" in asked.reply and "balance 100.0 → 220.0" in asked.reply
-    assert "- cancel your order: #T0000002" in asked.reply  # the pack's words for it, not "cancel_pending_order"
+    # The pack's words for it (not "cancel_pending_order"), and its dry run's own account, not its field changes.
+    assert "- cancel your order\n  Order #T0000002 is cancelled. Refund: $120.00 to gift_card_mia" in asked.reply
+    assert "gift_card_mia now holds $220.00" in asked.reply and "→" not in asked.reply
     assert order(engine, "#T0000002")["status"] == "pending" and balance(engine, MIA, "gift_card_mia") == 100.0
     llm.enqueue("classifier", YES)
     done = agent.handle(MIA, "yes please", turn_key="r:2", conversation_id="r")
@@ -111,6 +112,7 @@ def test_a_chinese_request_is_described_in_the_packs_chinese_words(shop):
     assert asked.outcome == "pending_confirmation"
     # the reason is a word of the catalog too (``Operation.worded``): said in Chinese, not "和ordered by mistake"
     assert "- 取消您的订单：#T0000002和误下单" in asked.reply and "cancel_pending_order" not in asked.reply
+    assert "status pending → cancelled" in asked.reply  # the shop's message is English: the field changes say it
 
 
 def test_the_shops_executor_sees_what_each_order_holds_before_any_look_up(sqlite_url):
@@ -859,3 +861,21 @@ def test_a_whole_order_write_of_a_record_in_another_state_is_redone_as_the_kind_
     assert "#T0000003 is delivered" in prompt_text(llm, "executor", 2)
     assert result.outcome == "pending_confirmation" and result.operation == "return_delivered_order_items"
     assert loader.export(engine) == before and llm.pending() == {}
+
+
+def test_another_value_given_for_a_refused_one_is_taken_though_the_request_names_the_refused_one_better(shop):
+    """"Pay #T0000002 with my gift card" (it already is), then "OK, PayPal then.": the request it completes names the
+    gift card by two words, PayPal by one, and PayPal is still the method chosen, not dropped and asked for."""
+    agent, engine, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("modify_pending_order_payment", order_id="#T0000002", payment_method_id="gift_card_mia"))
+    llm.enqueue("verifier", verdict(9))
+    first = agent.handle(MIA, "Pay #T0000002 with my gift card", turn_key="p:1", conversation_id="p")
+    assert first.outcome == "refused_invalid_arg" and "already paid with gift_card_mia" in first.reply
+    to_system(llm)
+    llm.enqueue("executor", call("modify_pending_order_payment", order_id="#T0000002", payment_method_id="paypal_mia"))
+    llm.enqueue("verifier", verdict(9))
+    then = agent.handle(MIA, "OK, PayPal then.", history=[first.to_record("Pay #T0000002 with my gift card")],
+                        turn_key="p:2", conversation_id="p")
+    assert then.outcome == "pending_confirmation" and then.args["payment_method_id"] == "paypal_mia"
+    assert then.trace["request"] == "Pay #T0000002 with my gift card OK, PayPal then." and llm.pending() == {}
