@@ -114,9 +114,10 @@ class Classifier:
                 and _may_take(ctx, route):
             return route
         last = ctx.history[-1] if ctx.history else None
-        if self.levels == 2 and last is not None and asked_for_value(last) and last.route:
+        if self.levels == 2 and last is not None and (asked_for_value(last) or ctx.replaced) and last.route:
             # The answer to the agent's own question completes the request asked about (``agenda.plan``), whose route
             # it keeps: "I no longer need it", the reason for a cancel, was taken for a profile fact (train task 24).
+            # So does another value for a refused one ("PayPal then"), which two more calls sent the same way.
             ctx.trace.step("classifier", route=last.route, answer=True)
             return last.route
         if self.levels == 1:

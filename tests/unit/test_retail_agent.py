@@ -493,9 +493,8 @@ def test_a_call_refused_in_an_earlier_turn_is_redone_with_its_operation_barred(s
     first = agent.handle(MIA, "Pay #T0000002 with my gift card", turn_key="b:1", conversation_id="b")
     assert first.outcome == "refused_invalid_arg" and "already paid with gift_card_mia" in first.reply
     history = [first.to_record("Pay #T0000002 with my gift card")]
-    to_system(llm)
+    answering(llm)  # the message completes the refused request, whose route it keeps (``agenda.replaced_values``)
     llm.enqueue("executor", same)  # the very call refused before, no look-up made: redone all the same
-    to_system(llm, fresh=False)
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is paid with your gift card."}]})
     llm.enqueue("verifier", verdict(9))
     again = agent.handle(MIA, "I said pay #T0000002 with my gift card", history=history, turn_key="b:2",
@@ -872,7 +871,7 @@ def test_another_value_given_for_a_refused_one_is_taken_though_the_request_names
     llm.enqueue("verifier", verdict(9))
     first = agent.handle(MIA, "Pay #T0000002 with my gift card", turn_key="p:1", conversation_id="p")
     assert first.outcome == "refused_invalid_arg" and "already paid with gift_card_mia" in first.reply
-    to_system(llm)
+    answering(llm)  # past the gate, it keeps the route of the request it completes
     llm.enqueue("executor", call("modify_pending_order_payment", order_id="#T0000002", payment_method_id="paypal_mia"))
     llm.enqueue("verifier", verdict(9))
     then = agent.handle(MIA, "OK, PayPal then.", history=[first.to_record("Pay #T0000002 with my gift card")],
