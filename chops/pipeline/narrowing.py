@@ -18,29 +18,39 @@ def _asked_for(group: list[str], said: str, described: dict[str, str], old: set[
     the ``old`` lines lack ("Google Home instead of Apple HomeKit" names the old line's feature too), and not in a
     place whose feature the customer says beside another place's name (``_placed_elsewhere``; ``labels``: the places'
     names in order)."""
+    at: dict[int, set[str]] = {}  # each place's features, as the customer may type them
+    for v in group:
+        for i, f in enumerate(features(described.get(v, ""))):
+            at.setdefault(i, set()).update(forms(f))
     spoken = {v: {(i, f) for i, f in mentioned_at(described.get(v, ""), said)
-                  if not _placed_elsewhere(i, f, said, labels or [])} for v in group}
+                  if not _placed_elsewhere(i, f, said, labels or [], at)} for v in group}
     wanted = {v: {(i, f) for i, f in found if f not in old} for v, found in spoken.items()}
     return _one_place_each(wanted, said, spoken)
 
 
-def _placed_elsewhere(at: int, feature: str, said: str, labels: list[str]) -> bool:
+def _placed_elsewhere(at: int, feature: str, said: str, labels: list[str], typed: dict[int, set[str]]) -> bool:
     """Whether a word after ``feature`` where ``said`` says it names another place (a word of its label that place
     ``at``'s lacks), and none names place ``at``: "brown lenses; if brown isn't there, blue" asks for the lens colour's
     brown, not for the frame colour's (the 1.5B chose brown lenses in a brown frame for "the same pair with brown
     lenses"; our own conversations). Only the word after: the words are read without their commas, and in "an i7
-    processor, 8GB" the processor's name stands before the memory's 8GB (train task 93)."""
+    processor, 8GB" the processor's name stands before the memory's 8GB (train task 93). Nor a place's name followed
+    by one of that place's own features (``typed``: place -> its features' forms): "purple, size S, v-neck" names
+    the size of the S, not of the purple (train task 4: no purple counted, and black t-shirts were offered)."""
     if at >= len(labels):
         return False
     own = set(plain(labels[at]).split())
-    others = {w for i, label in enumerate(labels) if i != at for w in plain(label).split()} - own
     words = said.split()
 
     def names(word: str, of: set[str]) -> bool:  # "lense" (of "lenses") names "len" (of "lens"): plurals cut apart
         return any(word == w or (len(w) >= 3 and word.startswith(w)) for w in of)
-    after = [words[k + len(form.split())] if k + len(form.split()) < len(words) else ""
-             for form in forms(feature) for k in range(len(words)) if words[k:k + len(form.split())] == form.split()]
-    return any(names(w, others) for w in after) and not any(names(w, own) for w in after)
+
+    def elsewhere(k: int) -> bool:  # words[k] names another place, and no feature of that place follows it
+        return any(i != at and names(words[k], set(plain(label).split()) - own)
+                   and not any(words[k + 1:k + 1 + len(f.split())] == f.split() for f in typed.get(i, ()))
+                   for i, label in enumerate(labels))
+    after = [k + len(form.split()) for form in forms(feature) for k in range(len(words) - len(form.split()))
+             if words[k:k + len(form.split())] == form.split()]
+    return any(elsewhere(k) for k in after) and not any(names(words[k], own) for k in after)
 
 
 def _one_place_each(wanted: dict[str, set[tuple[int, str]]], said: str,

@@ -284,3 +284,25 @@ def test_a_feature_said_beside_a_places_name_is_that_places():
     assert shades("The shades in a brown frame please") == ("sh-brown-brown-metal",)
     # said with no place's name beside it, brown is either place's, as before
     assert shades("The shades in brown please") == ("sh-brown-brown-metal",)
+
+
+POLO = {"product_id": "p-polo", "name": "Polo", "options": "color, size, fabric, collar", "variants": {
+    "po-teal-m-linen-button": "teal, M, linen, button-down; $40.00; available",
+    "po-grey-xl-pique-button": "grey, XL, pique, button-down; $38.00; available",
+    "po-grey-m-pique-spread": "grey, M, pique, spread; $41.00; available",
+    "po-teal-xl-linen-spread": "teal, XL, linen, spread; $39.00; available"}}
+POLO_ORDER = {"order_id": "#W0000042", "status": "delivered", "items": [
+    {"item_id": "po-grey-xl-linen-button", "product_id": "p-polo", "name": "Polo",
+     "options": "color: grey, size: XL, fabric: linen, collar: button-down"}]}
+
+
+def test_a_places_name_before_its_own_feature_leaves_the_feature_before_it_alone():
+    """"teal, size M" names the size of the M: the teal is still a colour asked for (train task 4: "purple, size S,
+    v-neck" counted no purple, and the black t-shirts like the old one were offered)."""
+    def polos(*asked: str) -> tuple[str, ...]:
+        return new_items(*asked, sources=(PROFILE, POLO_ORDER, POLO))
+    assert polos("Swap my polo for a teal one, size M, with a button-down collar") == ("po-teal-m-linen-button",)
+    assert polos("The polo in teal, size M, pique if possible") == ("po-teal-m-linen-button",)
+    # a place's name after a feature, with none of that place's features after it, still places the feature there:
+    # no collar is teal, so nothing is narrowed
+    assert len(polos("The polo with a teal collar please")) == 4
