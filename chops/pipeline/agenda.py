@@ -40,17 +40,19 @@ GO_ON = "go_on"  # the trace key of the request a refusal's reply asked whether 
 def plan(ctx: TurnContext, history: Sequence[TurnRecord], todo: list[str] | None, llm: LLM | None,
          operations: Iterable[Operation] = ()) -> None:
     """The turn's agenda (``AGENDA`` in its trace): ``todo`` for a request taken from it; the last turn's when this
-    message gives the value it asked for (the request asked about, with this answer, is then the turn's request);
+    message gives the value it asked for, or another for a value its write was refused for (``replaced_values``, kept
+    as ``ctx.replaced``; the request asked about, with this answer, is then the turn's request);
     the last turn's, as ``_resume`` reads the answer, when it asked whether to go on after a refusal; else, with an
     ``llm`` to split with, the message's requests after the first, which becomes the turn's request (``ctx.message``
     keeps the whole message, as it does for a request taken from the agenda); ``operations``: the pack's, which
     the split reads for two changes in one request (``splitting._gapped``)."""
+    replaced = replaced_values(history[-1], ctx.text, operations) if history and todo is None else {}
     if todo is not None:
         ctx.trace.info[AGENDA] = todo
         ctx.message = history[-1].user_text if history else None  # the message it was split off
-    elif history and (asked_for_value(history[-1]) or replaced_values(history[-1], ctx.text, operations)):
+    elif history and (asked_for_value(history[-1]) or replaced):
         ctx.trace.info[AGENDA] = left(history)
-        ctx.replaced = replaced_values(history[-1], ctx.text, operations)
+        ctx.replaced = replaced
         # The answer completes the request asked about, which stays the turn's request: answered "the canister one"
         # (which vacuum cleaner to return), the 1.5B, shown the answer alone, proposed both vacuums' exchange, and no
         # check saw that a return was asked for (train tasks 46, 47).

@@ -202,7 +202,7 @@ def unnamed(op: Operation, args: dict[str, Any], sources: Iterable[Any], texts: 
         # The words that named a replaced value name no other ("my credit card" is no "gift card" then).
         gone = replaced.get(arg)
         heard = words - marks(gone) if gone is not None and gone != str(value) else words
-        hits = {c: len(heard & marks(c)) for c in {*held, str(value)} - {gone} | {str(value)}}
+        hits = {c: len(heard & marks(c)) for c in ({*held} - {gone}) | {str(value)}}
         # Said as the record's own ("the card I paid with"), another is named only by more of its words ("my gift card").
         if not 0 < hits[str(value)] == max(hits.values()) or (own is not None and hits[str(value)] <= hits.get(own, 0)):
             out.append(arg)
