@@ -25,7 +25,7 @@ from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, TurnContext, since_cancel
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
-from chops.pipeline.lookups import fields_asked
+from chops.pipeline.fields import fields_asked
 from chops.pipeline.plans import ApprovalQueue, carry_out
 from chops.pipeline.prompting import fragment, pack_prompts, static_heads, without_instructions
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,

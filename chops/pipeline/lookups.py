@@ -17,7 +17,7 @@ from chops.domain.operations import Operation
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.domain.system import SystemApi
 from chops.pipeline.context import Step, TurnContext, dumps
-from chops.pipeline.described import descriptions, plain_words
+from chops.pipeline.described import descriptions
 from chops.pipeline.prompting import clip, fragment, section
 from chops.pipeline.walk import mentioned, mentions, record_fields, records, singular, values_in
 
@@ -83,24 +83,6 @@ def lookup_record(step: Step) -> dict[str, Any]:
 def results(lookups: Iterable[Step]) -> list[Any]:
     """What the successful ones of ``lookups`` returned."""
     return [s.result.data for s in lookups if s.result is not None and s.result.outcome.succeeded]
-
-
-def fields_asked(question: str, lookups: Iterable[Step]) -> str | None:
-    """The fields of the ``lookups``' records that ``question`` names by every word of their key ("total" in "what's
-    the total price of my order now?"), as the record's id and "key: value" (the newest record of an id once), or None
-    where it names none. Said where every answer the model wrote stated a number nothing it read holds: asked for the
-    order's total after an item change, the 1.5B wrote $1257.87 twice, the look-up showing 1288.65 (train task 63)."""
-    asked, found = plain_words(question), {}
-    for step in lookups:
-        data = step.result.data if step.result is not None and step.result.outcome.succeeded else None
-        if not isinstance(data, dict):
-            continue
-        parts = [f"{key.replace('_', ' ')}: {value}" for key, value in data.items()
-                 if isinstance(value, (int, float, str)) and not isinstance(value, bool)
-                 and plain_words(key) <= asked]
-        if parts:
-            found[", ".join(str(v) for v in step.args.values())] = "; ".join(parts)
-    return "\n".join(f"{record}: {parts}" if record else parts for record, parts in found.items()) or None
 
 
 def looked_up(ctx: TurnContext, lookups: Iterable[Step]) -> set[str]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.claims import claimed_changes
+from chops.pipeline.fields import unstated
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told, dumps
 from chops.pipeline.lookups import observation_lines, results, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
@@ -157,6 +159,13 @@ def _step_evidence(step: Step) -> str:
                     message=res.message, data=clip(dumps(res.data), DATA_CLIP))
 
 
+def _rejected(ctx: TurnContext, cand: Candidate, key: Any, reason: str, **noted: Any) -> dict:
+    """Score ``cand`` 1 for ``reason`` without a model (a check's verdict, kept for an identical attempt); its step."""
+    cand.score, cand.reason = 1, reason
+    ctx.verdicts[key] = (cand.score, cand.reason)  # a second empty attempt, say, then ends the loop (agent)
+    return ctx.trace.step("verifier", route=cand.route, deterministic=True, **noted)
+
+
 class Verifier:
     """Scores a candidate against the request; the agent compares the score with ``threshold``."""
 
@@ -182,23 +191,18 @@ class Verifier:
         if cand.route == "system" and not cand.steps and not (cand.answer or "").strip():
             # No call and no answer (the look-ups ran out of steps): nothing a model could pass. A 1.5B
             # verifier scored such an empty attempt 10 and the customer got an apology instead of a retry.
-            cand.score, cand.reason = 1, fragment("check_no_proposal")
-            ctx.verdicts[key] = (cand.score, cand.reason)  # a second empty attempt ends the loop (agent)
-            step = ctx.trace.step("verifier", route=cand.route, deterministic=True)
+            step = _rejected(ctx, cand, key, fragment("check_no_proposal"))
         elif made_up := invented_numbers(ctx, cand):
             cand.invented = made_up
-            cand.score, cand.reason = 1, fragment("check_invented", values=", ".join(made_up))
-            ctx.verdicts[key] = (cand.score, cand.reason)
-            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, invented=made_up)
+            step = _rejected(ctx, cand, key, fragment("check_invented", values=", ".join(made_up)), invented=made_up)
         elif claimed := claimed_changes(ctx, cand):
             cand.invented = claimed  # never sent, like a made-up number (Agent)
-            cand.score, cand.reason = 1, fragment("check_claimed", values="; ".join(claimed))
-            ctx.verdicts[key] = (cand.score, cand.reason)
-            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, claimed=claimed)
+            step = _rejected(ctx, cand, key, fragment("check_claimed", values="; ".join(claimed)), claimed=claimed)
         elif echoed(ctx.text, cand.answer if cand.operation is None else None):
-            cand.score, cand.reason = 1, fragment("check_echo")
-            ctx.verdicts[key] = (cand.score, cand.reason)
-            step = ctx.trace.step("verifier", route=cand.route, deterministic=True, echoed=True)
+            step = _rejected(ctx, cand, key, fragment("check_echo"), echoed=True)
+        elif cand.operation is None and cand.route == "system" and (
+                missing := unstated(ctx.text, cand.answer or "", cand.lookups)):
+            step = _rejected(ctx, cand, key, fragment("check_unstated", values="; ".join(missing)), unstated=missing)
         elif key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]
             step = ctx.trace.step("verifier", route=cand.route, reused=True)

@@ -793,7 +793,7 @@ def test_a_fallback_asking_for_a_value_is_completed_next_turn_not_the_refused_sw
 
 def test_a_question_whose_every_answer_invents_a_number_is_answered_from_the_fields_it_names(sqlite_url):
     from chops.pipeline.context import Step
-    from chops.pipeline.lookups import fields_asked
+    from chops.pipeline.fields import fields_asked
     engine, api = load_shop(sqlite_url)
     llm = ScriptedLLM()
     settings = get_settings().model_copy(update={"max_iterations": 1})
