@@ -134,7 +134,8 @@ def cancel_pending_order(uow: RetailUnitOfWork, actor: Row, args: a.CancelArgs) 
     uow.orders.update(order, {"status": "cancelled", "cancel_reason": reason})
     told = "; ".join(f"{_usd(amt)} to {mid}" + (" (credited now)" if mid.startswith(GIFT_CARD) else
                                                  " (in 5-7 business days)") for mid, amt in refunds)
-    return (f"Order {order['order_id']} is cancelled. Refund: {told or 'nothing was paid'}.{balances}",
+    # The reason is said: it is recorded, and the customer confirms it with the rest ("ordered by mistake").
+    return (f"Order {order['order_id']} is cancelled ({reason}). Refund: {told or 'nothing was paid'}.{balances}",
             order_view(order), sum((amt for _, amt in refunds), ZERO))
 
 

@@ -62,7 +62,8 @@ def test_a_cancel_is_looked_up_described_and_committed_on_yes(shop):
     assert "Chair" in prompt_text(llm, "executor", 1)  # the look-up's result fed the next step
     assert asked.outcome == "pending_confirmation" and not asked.committed
     # The pack's words for it (not "cancel_pending_order"), and its dry run's own account, not its field changes.
-    assert "- cancel your order\n  Order #T0000002 is cancelled. Refund: $120.00 to gift_card_mia" in asked.reply
+    assert "- cancel your order\n  Order #T0000002 is cancelled (ordered by mistake). Refund: $120.00 to gift_card_mia" \
+        in asked.reply
     assert "gift_card_mia now holds $220.00" in asked.reply and "→" not in asked.reply
     assert order(engine, "#T0000002")["status"] == "pending" and balance(engine, MIA, "gift_card_mia") == 100.0
     llm.enqueue("classifier", YES)
