@@ -213,8 +213,8 @@ class Agent:
                 self._escalate(ctx, "verifier")
         # An answer stating numbers it was not given is never sent: "$60.78 to be refunded (Source: policy.md)" was
         # chosen after three such attempts, the source made up too (train task 95).
-        # Nor one saying a change was made that nothing made (``claims``), nor one that only writes back a refusal
-        # the redo was told (``tiers.written_back``).
+        # Nor one saying a change was made that nothing made (``claims``), nor one leaving out the field its question
+        # names (``fields.unstated``), nor one that only writes back a refusal the redo was told (``tiers.written_back``).
         kept = [c for c in candidates if not c.invented and not written_back(c, ctx.refusals)]
         if not kept:  # every attempt invalid or invented: nothing to run; what the look-ups say of what was asked,
             # else nothing to say (the customer hears an apology)

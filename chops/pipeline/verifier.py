@@ -202,6 +202,7 @@ class Verifier:
             step = _rejected(ctx, cand, key, fragment("check_echo"), echoed=True)
         elif cand.operation is None and cand.route == "system" and (
                 missing := unstated(ctx.text, cand.answer or "", cand.lookups)):
+            cand.invented = missing  # never sent: redone greedily, the 1.5B wrote the same answer again (Agent)
             step = _rejected(ctx, cand, key, fragment("check_unstated", values="; ".join(missing)), unstated=missing)
         elif key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]

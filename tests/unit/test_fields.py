@@ -58,4 +58,13 @@ def test_an_answer_without_the_field_asked_is_redone_told_the_field(sqlite_url):
     assert first["deterministic"] and first["unstated"] == ["order id: #T0000002"]
     redo = [c[1][-1][1] for c in llm.calls if c[0] == "executor"][-1]
     assert "the look-ups hold what was asked (order id: #T0000002)" in redo
+    # Left out again and again (the 1.5B decodes greedily): never sent; what the look-up says of the field is.
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    for _ in range(4):
+        llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is your chair order."}]})
+        to_system(llm, fresh=False)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is your chair order."}]})
+    res = agent.handle(MIA, "What's the order id of the order with the chair?", turn_key="g:1", conversation_id="g")
+    assert res.reply.startswith("#T0000002: order id: #T0000002") and "chair order" not in res.reply
     engine.dispose()
