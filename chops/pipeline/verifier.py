@@ -9,8 +9,8 @@ from typing import Any
 from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.claims import claimed_changes
-from chops.pipeline.fields import unstated
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told, dumps
+from chops.pipeline.fields import unstated
 from chops.pipeline.lookups import observation_lines, results, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Score, Verdict
@@ -162,7 +162,7 @@ def _step_evidence(step: Step) -> str:
 def _rejected(ctx: TurnContext, cand: Candidate, key: Any, reason: str, **noted: Any) -> dict:
     """Score ``cand`` 1 for ``reason`` without a model (a check's verdict, kept for an identical attempt); its step."""
     cand.score, cand.reason = 1, reason
-    ctx.verdicts[key] = (cand.score, cand.reason)  # a second empty attempt, say, then ends the loop (agent)
+    ctx.verdicts[key] = (cand.score, cand.reason)  # an identical attempt gets it again (two empty ones end the loop)
     return ctx.trace.step("verifier", route=cand.route, deterministic=True, **noted)
 
 
