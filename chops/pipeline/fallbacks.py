@@ -14,6 +14,7 @@ from typing import Any
 
 from chops.domain.operations import Operation
 from chops.pipeline.choices import record_arg
+from chops.pipeline.each import asked_to_change
 from chops.pipeline.swapped import LACK as _LACK
 from chops.pipeline.walk import mentions, names_of, record_fields
 
@@ -58,14 +59,19 @@ def fallback(op: Operation, args: Mapping[str, Any], said: str, sources: Iterabl
     """The request the customer's words for a failed condition (``otherwise``) make of the write ``op`` with ``args``:
     "if not, I want to return my current one" of a keyboard becomes "I want to return my current one: the Mechanical
     Keyboard of #W0000000". Told the refusal and those words, the 1.5B replied with the refusal and never proposed the
-    return (train task 89); the agent takes this request up instead (``tiers.redo``)."""
+    return (train task 89); the agent takes this request up instead (``tiers.redo``). Words that keep what the write
+    was about ("keep the boots and return the rest") are about the rest: the request is the words alone."""
     keys, sources = op.choice_names(), list(sources)
     fields = record_fields(sources, set(keys.values()))
     names = sorted({str(n) for arg in op.choice_pairs() if arg in keys for v in args.get(arg) or ()
                     for n in names_of(fields[keys[arg]].get(str(v)))})
     record = args.get(record_arg(op) or "")
     wish = _LEAD.sub("", said, count=1).strip() or said
-    if any(mentions(wish, n) for n in names):  # "then only exchange the thermostat": of the record, as said
+    if (spoken := [n for n in names if mentions(wish, n)]) and not any(asked_to_change(wish, n, ()) for n in spoken):
+        # "keep the boots and cancel or return the rest": about the rest, not the boots' order (train task 54: the
+        # request named the boots' order, and their swap was proposed again).
+        return f"{wish[0].upper()}{wish[1:]}"
+    if spoken:  # "then only exchange the thermostat": of the record, as said
         names = []
     subject = ", ".join(names) + (f" of {record}" if record else "") if names else record
     return f"{wish[0].upper()}{wish[1:]}" + (f": the {subject}" if names else f": {subject}" if subject else "")

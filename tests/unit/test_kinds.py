@@ -388,6 +388,11 @@ def test_a_refused_conditional_swap_says_what_the_customer_asked_for_in_that_cas
     ("or else cancel", "Cancel: the Kettle of #T0000003"),
     ("If there's no kettle that is steel, 2L and cheap, then return it", "Return it: the Kettle of #T0000003"),
     ("if not, return it and then refund me", "Return it and then refund me: the Kettle of #T0000003"),
+    ("if not, only exchange the kettle's lid", "Only exchange the kettle's lid: #T0000003"),  # named: of its order
+    # The kettle kept: the words are about the rest, not about the kettle's order (train task 54).
+    ("If there's none, keep the kettle and cancel or return the rest", "Keep the kettle and cancel or return the rest"),
+    ("otherwise leave my kettle as it is and return everything else",
+     "Leave my kettle as it is and return everything else"),
 ])
 def test_the_customers_words_for_a_failed_condition_become_a_request_about_the_swapped_lines(said, request_text):
     assert fallback(EXCHANGE, SWAP, said, [ORDER, KETTLE]) == request_text
