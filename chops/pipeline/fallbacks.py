@@ -67,11 +67,12 @@ def fallback(op: Operation, args: Mapping[str, Any], said: str, sources: Iterabl
                     for n in names_of(fields[keys[arg]].get(str(v)))})
     record = args.get(record_arg(op) or "")
     wish = _LEAD.sub("", said, count=1).strip() or said
+    wish = f"{wish[0].upper()}{wish[1:]}"
     if (spoken := [n for n in names if mentions(wish, n)]) and not any(asked_to_change(wish, n, ()) for n in spoken):
         # "keep the boots and cancel or return the rest": about the rest, not the boots' order (train task 54: the
         # request named the boots' order, and their swap was proposed again).
-        return f"{wish[0].upper()}{wish[1:]}"
+        return wish
     if spoken:  # "then only exchange the thermostat": of the record, as said
         names = []
     subject = ", ".join(names) + (f" of {record}" if record else "") if names else record
-    return f"{wish[0].upper()}{wish[1:]}" + (f": the {subject}" if names else f": {subject}" if subject else "")
+    return wish + (f": the {subject}" if names else f": {subject}" if subject else "")

@@ -10,8 +10,13 @@ from typing import Any
 from chops.pipeline.context import Step
 from chops.pipeline.described import plain_words
 
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")  # a number as written: "1,497.65"
 _SPECIFIC = 2  # words a key needs to name its field alone: "total" may be another total than the order's
+
+
+def numbers(text: str) -> set[float]:
+    """The numbers ``text`` writes, as values ("$1,497.65" is 1497.65)."""
+    return {float(n.replace(",", "")) for n in NUMBER.findall(text)}
 
 
 def _named(question: str, lookups: Iterable[Step]) -> Iterator[tuple[str, list[tuple[str, Any]]]]:
@@ -43,7 +48,7 @@ def unstated(question: str, answer: str, lookups: Iterable[Step]) -> list[str]:
     the verifier passed it (train task 46). Empty where the question names no such field, or the answer states one."""
     named = [(key, value) for _, fields in _named(question, lookups) for key, value in fields
              if len(plain_words(key)) >= _SPECIFIC]
-    numbers = {float(n.replace(",", "")) for n in _NUMBER.findall(answer)}
-    said = any(float(value) in numbers if isinstance(value, (int, float)) else str(value).casefold() in answer.casefold()
+    stated = numbers(answer)
+    said = any(float(value) in stated if isinstance(value, (int, float)) else str(value).casefold() in answer.casefold()
                for _, value in named)
     return [] if said else list(dict.fromkeys(f"{key.replace('_', ' ')}: {value}" for key, value in named))

@@ -10,7 +10,7 @@ from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.claims import claimed_changes
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told, dumps
-from chops.pipeline.fields import unstated
+from chops.pipeline.fields import NUMBER, numbers, unstated
 from chops.pipeline.lookups import observation_lines, results, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Score, Verdict
@@ -86,17 +86,13 @@ def _answer_evidence(ctx: TurnContext, cand: Candidate, related: bool) -> str:
     raise ValueError(f"no evidence for route {cand.route!r} without an operation")
 
 
-# A number as answers write one: "$1,939.05", "12.5", "2024"; a count under 20 ("2 t-shirts") is the answer's own.
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# A count under 20 ("2 t-shirts") is the answer's own; other numbers as answers write them ("$1,939.05", "12.5", "2024":
+# ``fields.NUMBER``) must be given.
 _COUNTS = 20
 
 
 # A number with its unit: "19 bar", "1L", "28 inch".
 _MEASURE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?([a-z]+)\b", re.IGNORECASE)
-
-
-def _values(text: str) -> set[float]:
-    return {float(m.group().replace(",", "")) for m in _NUMBER.finditer(text) if m.group().replace(",", "")}
 
 
 # Words that follow a number without measuring it: "$1,824.73 to paypal", "2 of them".
@@ -127,8 +123,8 @@ def invented_numbers(ctx: TurnContext, cand: Candidate) -> list[str]:
         return []
     given = " ".join([*ctx.user_texts, ctx.profile_text(), cand.source.text if cand.source is not None else "",
                       dumps(results(cand.lookups)), *ctx.done()])
-    held = _values(given)
-    said = [m.group() for m in _NUMBER.finditer(cand.answer or "")]
+    held = numbers(given)
+    said = NUMBER.findall(cand.answer or "")
     return list(dict.fromkeys([*(n for n in said if (v := float(n.replace(",", ""))) not in held
                                  and not (v < _COUNTS and v.is_integer() and "." not in n)),
                                *_misquoted(cand.answer or "", given)]))
