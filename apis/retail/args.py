@@ -86,7 +86,8 @@ class NoArgs(Args):
 class CalculateArgs(Args):
     """Arguments of calculate."""
 
-    expression: Annotated[str, Field(max_length=500)] = Field(
+    # Only what ``calc`` evaluates: the pattern goes into the executor's grammar too (``chops.pipeline.schemas``).
+    expression: Annotated[str, Field(max_length=500, pattern=r"^[0-9.+*/() -]+$")] = Field(
         title=N_("what to calculate"),
         description="the arithmetic to compute, numbers with + - * / and parentheses, e.g. '(49.99 - 12.5) * 2'")
 

@@ -12,9 +12,9 @@ from chops.i18n import N_
 
 
 def _read(name: str, description: str, args: type, run, needs: tuple[str, ...] = (),
-          follows: tuple[tuple[str, str, str, str], ...] = ()) -> Operation:
+          follows: tuple[tuple[str, str, str, str], ...] = (), after_lookup: bool = False) -> Operation:
     return Operation(name, description, args, writes=False, admin_only=False, run=run, observe=True, needs=needs,
-                     follows=follows, title=TITLES[name])
+                     follows=follows, title=TITLES[name], after_lookup=after_lookup)
 
 
 def _write(name: str, description: str, args: type, run, needs: tuple[str, ...], unchanged: str | None = None,
@@ -112,7 +112,7 @@ _OPS = [
     _read("find_user_id_by_name_zip", "Check a name and zip code against the customer's own account; rarely needed "
           "(the customer is signed in).", a.NameZipArgs, r.find_user_id_by_name_zip),
     _read("calculate", "Compute arithmetic such as a total or a price difference (+ - * / and parentheses).",
-          a.CalculateArgs, r.calculate),
+          a.CalculateArgs, r.calculate, after_lookup=True),  # its numbers come from records read first
     _write("cancel_pending_order", "Cancel a pending order, reason 'no longer needed' or 'ordered by mistake'; its "
            "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER, called=CALLING_OFF,
            worded=("reason",)),  # a confirmation in Chinese says the reason in Chinese

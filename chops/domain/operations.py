@@ -102,6 +102,9 @@ class Operation:
     are words of the catalog too (a role; a cancel's reason); ``tells``, a write whose dry run's message says the
     whole change in the customer's words (items, amounts, where the money goes), so a confirmation shows it in
     place of the field changes (``chops.pipeline.replies.change_lines``).
+
+    ``after_lookup``: offered only once a look-up of the conversation returned a record (arithmetic: offered before
+    any price was read, the 1.5B wrote "2 * 2 * 2 ..." until its tokens ran out, a minute of decoding).
     """
 
     name: str
@@ -124,6 +127,7 @@ class Operation:
     columns: tuple[tuple[str, str], ...] = ()
     worded: tuple[str, ...] = ()
     tells: bool = False
+    after_lookup: bool = False
 
     def asked_in(self, texts: Iterable[str], request: str = "") -> bool:
         """Whether ``texts`` ask for this operation: ``asked_by`` is empty, or one of its words starts a word of

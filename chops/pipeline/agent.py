@@ -218,7 +218,8 @@ class Agent:
         kept = [c for c in candidates if not c.invented and not written_back(c, ctx.refusals)]
         if not kept:  # every attempt invalid or invented: nothing to run; what the look-ups say of what was asked,
             # else nothing to say (the customer hears an apology)
-            said = fields_asked(ctx.text, candidates[-1].lookups) if candidates else None
+            # (any attempt's look-ups: the last may have gone another route, which looked nothing up)
+            said = next((f for c in reversed(candidates) if (f := fields_asked(ctx.text, c.lookups))), None)
             return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system", answer=said), False
         candidates = kept
         with self.llm.at_tier(ctx.tier):

@@ -37,11 +37,12 @@ from chops.pipeline.choices import arg_options
 from chops.pipeline.completion import named_options, still_replaced
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
+from chops.pipeline.fields import sums_asked
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, no_swap_asked
 from chops.pipeline.listing import listed_first
 from chops.pipeline.lookups import (Reader, conversation_lookups, follow_ups, looked_up, looked_up_first, lookup_record,
-                                    listed_named, observations_section, seen_data, unread_named)
+                                    listed_named, observations_section, results, seen_data, unread_named)
 from chops.pipeline.prompting import fragment, messages, section, without_instructions
 from chops.pipeline.refusals import refuse
 from chops.pipeline.repairs import not_of_sources, repaired
@@ -157,7 +158,8 @@ class Executor:
             seen = sources if self.id_choices else []  # nothing seen: every id is free text
             # A return or a cancel asked for, and nothing a swap needs: no swap is offered (``kinds.no_swap_asked``).
             swapless = self.observing and no_swap_asked(ctx.text, ctx.user_texts, self.choices, sources)
-            offered = tuple(op for op in choices if _offered(op, ctx, acting, asking, swapless)) \
+            read = bool(results(lookups))
+            offered = tuple(op for op in choices if _offered(op, ctx, acting, asking, swapless, read)) \
                 or (() if asking else choices)
             options = named_options(offered, arg_options(offered, seen, typed, ctx.text, ctx.user_texts,
                                                          ctx.request_texts[1:]), seen, ctx.user_texts,
@@ -169,7 +171,8 @@ class Executor:
                             shortlist=listed, history=ctx.history_section(),
                             feedback=ctx.feedback_section(last=True), profile=ctx.profile_text(), request=ctx.text,
                             demonstrations=demonstrations_section(ctx.demonstrations, "system"),
-                            observations=observations_section(lookups), language=ctx.language_section())
+                            observations=observations_section(lookups, sums_asked(ctx.text, lookups)),
+                            language=ctx.language_section())
             out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
                 "executor", msgs, schema, ledger=lg), route="system", step=n, **({"asking": True} if asking else {}))
             calls = [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls
@@ -283,11 +286,13 @@ def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:
             "diff": [c.model_dump() for c in res.diff]}
 
 
-def _offered(op: Operation, ctx: TurnContext, acting: bool, asking: bool, swapless: bool) -> bool:
+def _offered(op: Operation, ctx: TurnContext, acting: bool, asking: bool, swapless: bool, read: bool) -> bool:
     """Whether this step offers ``op``: not barred this turn; no look-up once one was repeated (``acting``); no
-    write for a question (``asking``); no swap where none was asked for (``swapless``); a redo's look-ups and its
-    one write only (``ctx.instead``); and only a write the request may be asking for (``Operation.asked_in``)."""
+    write for a question (``asking``); no swap where none was asked for (``swapless``); nothing to be called after a
+    look-up before one returned a record (``read``, ``Operation.after_lookup``); a redo's look-ups and its one write
+    only (``ctx.instead``); and only a write the request may be asking for (``Operation.asked_in``)."""
     return (op.name not in ctx.barred and not (acting and op.observe) and not (asking and op.writes)
+            and (read or not op.after_lookup)
             and not (swapless and op.choice_pairs()) and (ctx.instead is None or op.observe or op.name == ctx.instead)
             and op.asked_in(ctx.request_texts, ctx.message or ctx.text))
 

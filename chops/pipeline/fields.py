@@ -1,17 +1,23 @@
 """The fields of the look-ups' records a question names by every word of their key ("the total of the remaining
-items" names ``remaining_items_total``): what the answer to it says."""
+items" names ``remaining_items_total``), and the sums it asks of their entries ("the total price of all my grills"):
+what the answer to it says."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from typing import Any
 
 from chops.pipeline.context import Step
 from chops.pipeline.described import plain_words
+from chops.pipeline.walk import stems
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")  # a number as written: "1,497.65"
 _SPECIFIC = 2  # words a key needs to name its field alone: "total" may be another total than the order's
+# Words asking for a sum ("the total price of all the grills", "how much for both lamps altogether"); "all" alone is
+# not one ("all the details of my orders").
+_SUM_WORDS = frozenset({"total", "sum", "altogether", "combined", "overall", "both"})
 
 
 def numbers(text: str) -> set[float]:
@@ -21,14 +27,49 @@ def numbers(text: str) -> set[float]:
 
 def _named(question: str, lookups: Iterable[Step]) -> Iterator[tuple[str, list[tuple[str, Any]]]]:
     """(the record's look-up arguments, its scalar fields whose key's words all are words of ``question``) of each of
-    the ``lookups``' records, oldest first."""
+    the ``lookups``' records, the newest of the same arguments; or only ("", the sums ``question`` asks, ``_sums``),
+    where it asks one (the orders' own totals are not what "the total of all the grills" asks)."""
     asked = plain_words(question)
-    for step in lookups:
-        data = step.result.data if step.result is not None and step.result.outcome.succeeded else None
-        if isinstance(data, dict):
-            yield ", ".join(str(v) for v in step.args.values()), [
-                (key, value) for key, value in data.items()
-                if isinstance(value, (int, float, str)) and not isinstance(value, bool) and plain_words(key) <= asked]
+    records = _records(lookups)
+    if sums := _sums(question, records.values()):
+        yield "", sums
+        return
+    for label, data in records.items():
+        yield label, [(key, value) for key, value in data.items() if isinstance(value, (int, float, str))
+                      and not isinstance(value, bool) and plain_words(key) <= asked]
+
+
+def _records(lookups: Iterable[Step]) -> dict[str, dict[str, Any]]:
+    """Each look-up's record by its arguments, the newest of the same arguments."""
+    return {", ".join(str(v) for v in step.args.values()): step.result.data for step in lookups
+            if step.result is not None and step.result.outcome.succeeded and isinstance(step.result.data, dict)}
+
+
+def _sums(question: str, records: Iterable[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """("<name> <number's key> total", the sum) of the entries of the records' lists (an order's items) that a
+    question asking a sum (``_SUM_WORDS``) names by every word of a text of theirs (``stems``: "bookshelves" of an
+    item "Bookshelf"), where at least two do, across the records: asked "the total price for all the grills you
+    bought", the 1.5B answered with the whole order's total, one grill beside a camera (train task 76). The number
+    summed is the entries' one number (an item's price), or the one the question names where they have several."""
+    asked, named = plain_words(question), stems(question)
+    if not asked & _SUM_WORDS:
+        return []
+    found: dict[tuple[str, str], list[Decimal]] = {}
+    for record in records:
+        for entry in (e for v in record.values() if isinstance(v, list) for e in v if isinstance(e, dict)):
+            amounts = [(k, v) for k, v in entry.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            if len(amounts) > 1:
+                amounts = [(k, v) for k, v in amounts if plain_words(k) <= asked]
+            name = next((v for v in entry.values() if isinstance(v, str) and stems(v) and stems(v) <= named), None)
+            if name is not None and len(amounts) == 1:
+                found.setdefault((name, amounts[0][0]), []).append(Decimal(str(amounts[0][1])))
+    return [(f"{name} {key} total", float(sum(values))) for (name, key), values in found.items() if len(values) > 1]
+
+
+def sums_asked(question: str, lookups: Iterable[Step]) -> list[str]:
+    """The sums ``question`` asks of the ``lookups``' records (``_sums``), as "key: value": the executor is shown
+    them beside the look-ups, where the 1.5B would add the prices up itself (or take another total for theirs)."""
+    return [f"{key}: {value}" for key, value in _sums(question, _records(lookups).values())]
 
 
 def fields_asked(question: str, lookups: Iterable[Step]) -> str | None:

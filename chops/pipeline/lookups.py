@@ -169,10 +169,10 @@ def value_lines(lookups: Iterable[Step], steps: Iterable[Step]) -> list[str]:
             for v in dict.fromkeys(values) if v in said]
 
 
-def observations_section(lookups: list[Step]) -> str:
-    """The look-ups made so far for this message (``observation_lines``), or "" (then the prompt is exactly
-    as without look-ups)."""
-    return section("observations", observation_lines(lookups))
+def observations_section(lookups: list[Step], sums: Iterable[str] = ()) -> str:
+    """The look-ups made so far for this message (``observation_lines``) and the ``sums`` the message asks of them
+    (``chops.pipeline.fields.sums_asked``), or "" (then the prompt is exactly as without look-ups)."""
+    return section("observations", [*observation_lines(lookups), *(fragment("computed", what=s) for s in sums)])
 
 
 def looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Operation, ...]:

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.pipeline.context import Step
-from chops.pipeline.fields import unstated
-from tests.unit.pipeline_support import FakeIndex, call, to_system, verdict
+from chops.pipeline.fields import fields_asked, unstated
+from tests.unit.pipeline_support import GUIDE_CHUNKS, FakeIndex, call, prompt_text, to_guide, to_system, verdict
+from tests.unit.retail_support import MIA, load_shop
 
 ORDER = {"order_id": "#B7", "status": "return requested", "total": 900.5, "remaining_items_total": 610.25,
          "tracking_ids": ["5550001"], "return": {"items": ["i-1"], "method": "paypal_bo"}}
@@ -15,6 +18,25 @@ ORDER = {"order_id": "#B7", "status": "return requested", "total": 900.5, "remai
 def _read(data: dict) -> Step:
     return Step(operation="get_order_details", proposed_args={}, args={"order_id": data["order_id"]},
                 result=OperationResult(operation="get_order_details", outcome=Outcome.OK, message="", data=data))
+
+
+@pytest.fixture
+def shop(sqlite_url):
+    """(the retail agent over the test shop, its scripted model), the shop's catalog in use."""
+    from apis.retail.pack import RetailPack
+    from chops.i18n import use_catalogs
+    from chops.llm import ScriptedLLM
+    from chops.pending import PendingChanges
+    from chops.pipeline import Agent
+    from chops.settings import get_settings
+    from tests.unit.test_lookup_confirm import Approvals
+
+    engine, api = load_shop(sqlite_url)
+    llm = ScriptedLLM()
+    use_catalogs(RetailPack.locale)
+    yield Agent(api, llm, get_settings(), FakeIndex(GUIDE_CHUNKS), approvals=Approvals(),
+                pending=PendingChanges(engine, 600)), llm
+    engine.dispose()
 
 
 def test_a_field_the_question_names_by_every_word_of_its_key_must_be_said():
@@ -32,39 +54,87 @@ def test_a_field_the_question_names_by_every_word_of_its_key_must_be_said():
     assert unstated(asked, "That order's remaining items cost $12.00.", [_read(ORDER), _read(other)]) == []
 
 
-def test_an_answer_without_the_field_asked_is_redone_told_the_field(sqlite_url):
-    from apis.retail.pack import RetailPack
-    from chops.i18n import use_catalogs
-    from chops.llm import ScriptedLLM
-    from chops.pending import PendingChanges
-    from chops.pipeline import Agent
-    from chops.settings import get_settings
-    from tests.unit.retail_support import MIA, load_shop
-    from tests.unit.test_lookup_confirm import Approvals
-
-    engine, api = load_shop(sqlite_url)
-    llm = ScriptedLLM()
-    use_catalogs(RetailPack.locale)
-    agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600))
+def test_an_answer_without_the_field_asked_is_redone_told_the_field(shop):
+    agent, llm = shop
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is your chair order."}]})
-    to_system(llm, fresh=False)
+    # The redo keeps the route whose look-ups hold the answer: no classifier is asked again.
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Its order id is #T0000002."}]})
     llm.enqueue("verifier", verdict(9))
     res = agent.handle(MIA, "What's the order id of the order with the chair?", turn_key="f:1", conversation_id="f")
     assert res.reply.startswith("Its order id is #T0000002.") and res.iterations == 2 and llm.pending() == {}
     first = next(s for s in res.trace["steps"] if s["role"] == "verifier")
     assert first["deterministic"] and first["unstated"] == ["order id: #T0000002"]
+    assert any(s["role"] == "classifier" and s.get("held") and s["route"] == "system" for s in res.trace["steps"])
     redo = [c[1][-1][1] for c in llm.calls if c[0] == "executor"][-1]
     assert "the look-ups hold what was asked (order id: #T0000002)" in redo
     # Left out again and again (the 1.5B decodes greedily): never sent; what the look-up says of the field is.
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
-    for _ in range(4):
+    for _ in range(5):
         llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is your chair order."}]})
-        to_system(llm, fresh=False)
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is your chair order."}]})
     res = agent.handle(MIA, "What's the order id of the order with the chair?", turn_key="g:1", conversation_id="g")
     assert res.reply.startswith("#T0000002: order id: #T0000002") and "chair order" not in res.reply
-    engine.dispose()
+
+
+def _items(order_id: str, *items: tuple[str, float]) -> dict:
+    return {"order_id": order_id, "status": "delivered", "total": sum(p for _, p in items),
+            "items": [{"item_id": f"i{n}", "name": name, "options": "size: L", "price": price}
+                      for n, (name, price) in enumerate(items)],
+            "payments": [{"type": "payment", "amount": sum(p for _, p in items), "method": "paypal_1"}]}
+
+
+def test_a_sum_the_question_asks_over_the_records_entries_must_be_said():
+    lamps = [_read(_items("#C1", ("Desk Lamp", 40.1), ("Kettle", 999.0))), _read(_items("#C2", ("Desk Lamp", 35.25)))]
+    asked = "What did I pay in total for all the desk lamps I bought?"
+    # The order's total (a lamp beside a kettle) is no answer; both lamps' prices added are, across the orders.
+    assert unstated(asked, "You paid $1,039.10 for them.", lamps) == ["Desk Lamp price total: 75.35"]
+    assert unstated(asked, "The two desk lamps came to $75.35.", lamps) == []
+    assert fields_asked(asked, lamps) == "Desk Lamp price total: 75.35"
+    # Another wording of a sum; a record looked up twice counts once (its newest look-up).
+    assert unstated("How much were both desk lamps altogether?", "$40.10", [*lamps, lamps[0]]) == [
+        "Desk Lamp price total: 75.35"]
+    # No sum asked ("all" alone asks none), one entry named, or a product named by only some of its words: nothing.
+    assert unstated("Show me all the desk lamps I bought.", "Two lamps.", lamps) == []
+    assert unstated("What's the total for the kettle?", "$999.00", lamps) == []
+    assert unstated("What's the total of all the lamps?", "$1,074.35", lamps) == []
+
+
+def test_an_answer_stating_the_sum_asked_is_not_taken_for_invented():
+    from chops.pipeline.context import Candidate
+    from chops.pipeline.verifier import invented_numbers
+
+    lamps = [_read(_items("#C1", ("Desk Lamp", 40.1), ("Kettle", 999.0))), _read(_items("#C2", ("Desk Lamp", 35.25)))]
+    asked = "And the total price of all my desk lamps?"
+    ctx = type("Ctx", (), {"text": asked, "user_texts": [asked], "profile_text": lambda self: "",
+                           "done": lambda self: []})()
+    cand = Candidate(iteration=1, route="system", answer="They cost $75.35 together.", lookups=lamps)
+    assert invented_numbers(ctx, cand) == []
+    assert invented_numbers(ctx, Candidate(iteration=1, route="system", answer="$75.00.", lookups=lamps)) == ["75.00"]
+
+
+def test_the_last_word_is_what_any_attempts_look_ups_say_of_the_field_asked(shop):
+    agent, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It came to $99.99."}]})
+    for _ in range(4):  # made up on the look-ups, then sent to the guides, which hold no price: made up again
+        to_guide(llm, fresh=False)
+        llm.enqueue("executor", {"source": 1, "answer": "It came to $99.99."})
+    res = agent.handle(MIA, "What was my order's total again?", turn_key="h:1", conversation_id="h")
+    assert "99.99" not in res.reply and res.reply.startswith("#T0000002: total: 120.0"), res.reply
+
+
+def test_the_executor_is_shown_the_sum_asked_beside_the_look_ups(shop):
+    agent, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettles came to $85.50."}]})
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, "What did the kettles of my orders #T0000001 and #T0000003 cost altogether?",
+                       turn_key="k:1", conversation_id="k")
+    assert res.reply.startswith("Your kettles came to $85.50."), res.reply
+    assert "[sum]" not in prompt_text(llm, "executor", 1)  # one kettle read: nothing to add up
+    assert "[sum] Kettle price total: 85.5 (added up from the look-ups above)" in prompt_text(llm, "executor", 2)

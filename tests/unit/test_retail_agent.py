@@ -186,6 +186,12 @@ def test_a_payment_or_address_change_is_offered_only_where_the_customer_speaks_o
     assert "cancel_pending_order" in _offered(llm, 0)  # the other writes stay offered
 
 
+def test_arithmetic_is_offered_only_once_a_record_was_read(shop):
+    agent, _, llm = shop
+    look_up_and_answer(agent, llm, "What would order #T0000002 cost twice over?", "#T0000002")
+    assert '"calculate"' not in _offered(llm, 0) and '"calculate"' in _offered(llm, 1)
+
+
 def _swap_then_return(llm: ScriptedLLM) -> None:
     """Script the kettle of #T0000003 read, its exchange for the steel one ($40) proposed, on the redo its return."""
     to_system(llm)

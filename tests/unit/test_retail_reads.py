@@ -110,6 +110,18 @@ def test_calculate_refuses_anything_but_arithmetic(api, expression):
     assert result.outcome == "refused_invalid_arg" and result.data is None
 
 
+def test_the_executor_grammar_writes_only_arithmetic_for_calculate():
+    # Without the pattern, the 1.5B wrote "sum(2*2, 2*2, ..." until its tokens ran out (a minute of decoding).
+    from apis.retail.registry import OPERATIONS
+    from chops.llm.chat import compact_grammar
+    from chops.pipeline.schemas import plan_schema
+
+    grammar = compact_grammar(plan_schema((OPERATIONS["calculate"],), True))
+    assert '"\\"" ([0-9.+*/() -]+) "\\""' in grammar
+    schema = plan_schema((OPERATIONS["calculate"], OPERATIONS["get_order_details"]), True)
+    assert "pattern" not in str(schema.model_json_schema()["$defs"]["get_order_detailsArgs"])
+
+
 def test_an_unknown_customer_is_not_in_the_system(api):
     assert api.call("get_user_details", "ghost_0", {}).outcome == "not_in_system"
     assert api.profile("ghost_0") is None

@@ -194,7 +194,8 @@ def test_a_guide_answer_stating_a_number_its_excerpt_does_not_hold_is_redone_wit
     first = next(s for s in res.trace["steps"] if s["role"] == "verifier")
     assert first["deterministic"] and first["invented"] == ["1,250.00"]  # no verifier call for it
     # The look-ups' results count as given; a small count is the answer's own; an operation is not an answer.
-    ctx = type("Ctx", (), {"user_texts": ["how much did the lamp cost?"], "profile_text": lambda self: "",
+    ctx = type("Ctx", (), {"text": "how much did the lamp cost?", "user_texts": ["how much did the lamp cost?"],
+                           "profile_text": lambda self: "",
                            "done": lambda self: []})()
     read = Step(operation="GetOrder", proposed_args={}, args={}, result=OperationResult(
         operation="GetOrder", outcome=Outcome.OK, message="", data={"items": [{"name": "Lamp", "price": 45.5}]}))
