@@ -17,7 +17,7 @@ from typing import Any
 
 from chops.domain.operations import operation_lines
 from chops.domain.system import SystemApi
-from chops.i18n import reply_language
+from chops.i18n import N_, reply_language, translate
 from chops.llm import LLM, LLMError
 from chops.pipeline import agenda, tally
 from chops.pipeline.classifier import Classifier, insisting
@@ -220,7 +220,9 @@ class Agent:
             # else nothing to say (the customer hears an apology)
             # (any attempt's look-ups: the last may have gone another route, which looked nothing up)
             said = next((f for c in reversed(candidates) if (f := fields_asked(ctx.text, c.lookups))), None)
-            return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system", answer=said), False
+            answer = said and translate(reply_language(ctx.user_texts), N_("What I found in your records: {facts}"),
+                                        facts=said)
+            return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system", answer=answer), False
         candidates = kept
         with self.llm.at_tier(ctx.tier):
             chosen = self.chooser.choose(ctx, candidates)

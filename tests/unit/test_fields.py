@@ -75,7 +75,8 @@ def test_an_answer_without_the_field_asked_is_redone_told_the_field(shop):
     for _ in range(5):
         llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is your chair order."}]})
     res = agent.handle(MIA, "What's the order id of the order with the chair?", turn_key="g:1", conversation_id="g")
-    assert res.reply.startswith("#T0000002: order id: #T0000002") and "chair order" not in res.reply
+    assert res.reply.startswith("What I found in your records: #T0000002: order id: #T0000002")
+    assert "chair order" not in res.reply
 
 
 def _items(order_id: str, *items: tuple[str, float]) -> dict:
@@ -123,7 +124,7 @@ def test_the_last_word_is_what_any_attempts_look_ups_say_of_the_field_asked(shop
         to_guide(llm, fresh=False)
         llm.enqueue("executor", {"source": 1, "answer": "It came to $99.99."})
     res = agent.handle(MIA, "What was my order's total again?", turn_key="h:1", conversation_id="h")
-    assert "99.99" not in res.reply and res.reply.startswith("#T0000002: total: 120.0"), res.reply
+    assert "99.99" not in res.reply and res.reply.startswith("What I found in your records: #T0000002: total: 120.0")
 
 
 def test_the_executor_is_shown_the_sum_asked_beside_the_look_ups(shop):

@@ -809,7 +809,8 @@ def test_a_question_whose_every_answer_invents_a_number_is_answered_from_the_fie
     llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your order's total is $99.99."}]})
     result = agent.handle(MIA, "What's the total of order #T0000002 now?", turn_key="t:1", conversation_id="t")
-    assert "99.99" not in result.reply and result.reply.startswith("#T0000002: total: 120.0")
+    assert "99.99" not in result.reply
+    assert result.reply.startswith("What I found in your records: #T0000002: total: 120.0")
     assert llm.pending() == {}
     engine.dispose()
     read = Step(operation="get_order_details", proposed_args={}, args={"order_id": "#T1"}, result=api.call(
