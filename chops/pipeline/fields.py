@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from chops.pipeline.context import Step
-from chops.pipeline.described import plain_words
+from chops.pipeline.described import plain_words, said_words, says
 from chops.pipeline.walk import stems
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")  # a number as written: "1,497.65"
@@ -93,3 +93,40 @@ def unstated(question: str, answer: str, lookups: Iterable[Step]) -> list[str]:
     said = any(float(value) in stated if isinstance(value, (int, float)) else str(value).casefold() in answer.casefold()
                for _, value in named)
     return [] if said else list(dict.fromkeys(f"{key.replace('_', ' ')}: {value}" for key, value in named))
+
+
+def _entries(lookups: Iterable[Step]) -> Iterator[dict[str, Any]]:
+    """The entries of the lists of the ``lookups``' records (an order's items), the newest record of the same
+    arguments once."""
+    for record in _records(lookups).values():
+        yield from (e for v in record.values() if isinstance(v, list) for e in v if isinstance(e, dict))
+
+
+def unlike(answer: str, lookups: Iterable[Step]) -> list[str]:
+    """What the look-ups say of entries of one name (an order's two T-shirts) that differ in a labelled feature
+    ("material: cotton", "material: polyester"), where ``answer`` says that feature of some of them and not of the
+    others, each as "name (its other features): label: value": asked which two T-shirts were in the order and what they
+    are made of, the 1.5B said both were cotton, the black one polyester, and the verifier passed it (train task 24).
+    The entries counted are those ``answer`` describes by another feature some entry of the name lacks, or, where it
+    describes none so, all of them ("the blue T-shirt is cotton" speaks of that one only). Empty where nothing is so."""
+    said, named = said_words([answer]), stems(answer)
+    groups: dict[str, list[dict[str, str]]] = {}
+    for entry in _entries(lookups):
+        texts = [v for v in entry.values() if isinstance(v, str)]
+        name = next((t for t in texts if ":" not in t and stems(t) and stems(t) <= named), None)
+        pairs = {label.strip(): value.strip() for t in texts if ":" in t
+                 for label, _, value in (part.partition(":") for part in t.split(",")) if value.strip()}
+        if name is not None and pairs:
+            groups.setdefault(name, []).append(pairs)
+    missing: list[str] = []
+    for name, entries in groups.items():
+        for label in dict.fromkeys(lb for pairs in entries for lb in pairs):
+            # Described by a feature of another label that not every entry of the name has ("blue", "size S").
+            described = [e for e in entries if any(
+                lb != label and says(v, said) and any(o.get(lb) != v for o in entries) for lb, v in e.items())] or entries
+            values = {e.get(label) for e in described} - {None}
+            stated = {v for v in values if says(v, said)}
+            if len(described) > 1 and stated and stated != values:
+                missing += [f"{name} ({', '.join(v for lb, v in e.items() if lb != label)}): {label}: {e[label]}"
+                            for e in described if e.get(label) not in stated]
+    return missing

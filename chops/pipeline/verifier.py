@@ -10,7 +10,7 @@ from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.claims import claimed_changes
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told, dumps
-from chops.pipeline.fields import NUMBER, fields_asked, numbers, unstated
+from chops.pipeline.fields import NUMBER, fields_asked, numbers, unlike, unstated
 from chops.pipeline.lookups import observation_lines, results, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Score, Verdict
@@ -202,6 +202,10 @@ class Verifier:
             cand.invented = missing  # never sent: redone greedily, the 1.5B wrote the same answer again (Agent)
             ctx.held = cand.route
             step = _rejected(ctx, cand, key, fragment("check_unstated", values="; ".join(missing)), unstated=missing)
+        elif cand.operation is None and cand.route == "system" and (mixed := unlike(cand.answer or "", cand.lookups)):
+            # Redone, not barred: the answer may only leave a feature out ("a blue cotton and a black T-shirt").
+            ctx.held = cand.route
+            step = _rejected(ctx, cand, key, fragment("check_unlike", values="; ".join(mixed)), unlike=mixed)
         elif key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]
             step = ctx.trace.step("verifier", route=cand.route, reused=True)

@@ -7,7 +7,7 @@ import pytest
 
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.pipeline.context import Step
-from chops.pipeline.fields import fields_asked, unstated
+from chops.pipeline.fields import fields_asked, unlike, unstated
 from tests.unit.pipeline_support import GUIDE_CHUNKS, FakeIndex, call, prompt_text, to_guide, to_system, verdict
 from tests.unit.retail_support import MIA, load_shop
 
@@ -127,11 +127,16 @@ def test_the_last_word_is_what_any_attempts_look_ups_say_of_the_field_asked(shop
     assert "99.99" not in res.reply and res.reply.startswith("What I found in your records: #T0000002: total: 120.0")
 
 
-def test_the_executor_is_shown_the_sum_asked_beside_the_look_ups(shop):
-    agent, llm = shop
+def _two_kettles_read(llm) -> None:
+    """Script the system route, then the look-ups of #T0000001 and #T0000003 (a steel and a glass kettle)."""
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
+
+
+def test_the_executor_is_shown_the_sum_asked_beside_the_look_ups(shop):
+    agent, llm = shop
+    _two_kettles_read(llm)
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettles came to $85.50."}]})
     llm.enqueue("verifier", verdict(9))
     res = agent.handle(MIA, "What did the kettles of my orders #T0000001 and #T0000003 cost altogether?",
@@ -139,3 +144,38 @@ def test_the_executor_is_shown_the_sum_asked_beside_the_look_ups(shop):
     assert res.reply.startswith("Your kettles came to $85.50."), res.reply
     assert "[sum]" not in prompt_text(llm, "executor", 1)  # one kettle read: nothing to add up
     assert "[sum] Kettle price total: 85.5 (added up from the look-ups above)" in prompt_text(llm, "executor", 2)
+
+
+SHIRTS = {"order_id": "#C3", "status": "processed", "items": [
+    {"item_id": "i1", "name": "Desk Lamp", "options": "color: white, power: USB", "price": 30.0},
+    {"item_id": "i2", "name": "Sweater", "options": "color: green, size: L, fabric: wool, fit: loose", "price": 60.0},
+    {"item_id": "i3", "name": "Sweater", "options": "color: grey, size: XS, fabric: fleece, fit: loose", "price": 55.0}]}
+
+
+@pytest.mark.parametrize("answer, missing", [
+    # One fabric said of both sweaters: the other's is what the look-up says.
+    ("You have a green L sweater and a grey XS sweater, both made of wool.", ["Sweater (grey, XS, loose): fabric: fleece"]),
+    ("Both sweaters are wool.", ["Sweater (grey, XS, loose): fabric: fleece"]),
+    ("The green L sweater is wool and the grey XS one is fleece.", []),  # each its own
+    ("Your green sweater is made of wool.", []),  # described as the one it is: about that one only
+    ("You ordered a green L and a grey XS sweater; both have a loose fit.", []),  # a feature they share
+    ("You ordered two sweaters, a green and a grey one.", []),  # no fabric said
+    ("Your desk lamp is white and runs on USB.", []),  # one entry of its name
+])
+def test_a_feature_said_of_like_entries_must_be_each_ones_own(answer, missing):
+    assert unlike(answer, [_read(SHIRTS)]) == missing
+
+
+def test_an_answer_giving_like_entries_one_feature_they_do_not_share_is_redone_told_each_ones(shop):
+    agent, llm = shop
+    _two_kettles_read(llm)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Both kettles are steel."}]})
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly",
+                                        "answer": "The kettle of #T0000001 is steel, the other glass."}]})
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, "What are my kettles from #T0000001 and #T0000003 made of?", turn_key="u:1",
+                       conversation_id="u")
+    assert res.reply.startswith("The kettle of #T0000001 is steel, the other glass."), res.reply
+    first = next(s for s in res.trace["steps"] if s["role"] == "verifier")
+    assert first["deterministic"] and first["unlike"] == ["Kettle (1L): material: glass"], first
+    assert "say each item's own" in prompt_text(llm, "executor", -1)
