@@ -25,7 +25,7 @@ from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, TurnContext, since_cancel
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
-from chops.pipeline.fields import fields_asked
+from chops.pipeline.fields import fields_asked, unlike
 from chops.pipeline.plans import ApprovalQueue, carry_out
 from chops.pipeline.prompting import fragment, pack_prompts, static_heads, without_instructions
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
@@ -214,12 +214,14 @@ class Agent:
         # An answer stating numbers it was not given is never sent: "$60.78 to be refunded (Source: policy.md)" was
         # chosen after three such attempts, the source made up too (train task 95).
         # Nor one saying a change was made that nothing made (``claims``), nor one leaving out the field its question
-        # names (``fields.unstated``), nor one that only writes back a refusal the redo was told (``tiers.written_back``).
+        # names (``fields.unstated``), nor one giving like entries a feature only some have (``fields.unlike``), nor
+        # one that only writes back a refusal the redo was told (``tiers.written_back``).
         kept = [c for c in candidates if not c.invented and not written_back(c, ctx.refusals)]
-        if not kept:  # every attempt invalid or invented: nothing to run; what the look-ups say of what was asked,
-            # else nothing to say (the customer hears an apology)
-            # (any attempt's look-ups: the last may have gone another route, which looked nothing up)
-            said = next((f for c in reversed(candidates) if (f := fields_asked(ctx.text, c.lookups))), None)
+        if not kept:  # every attempt invalid or invented: nothing to run; what any attempt's look-ups say of what
+            # was asked (the last may have gone another route, which looked nothing up) or of the like entries it
+            # gave one feature, else nothing to say (the customer hears an apology)
+            said = next((f for c in reversed(candidates) if (f := fields_asked(ctx.text, c.lookups)
+                                                             or "; ".join(unlike(c.answer or "", c.lookups)))), None)
             answer = said and translate(reply_language(ctx.user_texts), N_("What I found in your records: {facts}"),
                                         facts=said)
             return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system", answer=answer), False

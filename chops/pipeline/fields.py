@@ -105,8 +105,9 @@ def _entries(lookups: Iterable[Step]) -> Iterator[dict[str, Any]]:
 def unlike(answer: str, lookups: Iterable[Step]) -> list[str]:
     """What the look-ups say of entries of one name (an order's two T-shirts) that differ in a labelled feature
     ("material: cotton", "material: polyester"), where ``answer`` says that feature of some of them and not of the
-    others, each as "name (its other features): label: value": asked which two T-shirts were in the order and what they
-    are made of, the 1.5B said both were cotton, the black one polyester, and the verifier passed it (train task 24).
+    others: each one's, as "name (its other features): label: value". Asked which two T-shirts were in the order and
+    what they are made of, the 1.5B said both were cotton, the black one polyester, and the verifier passed it (train
+    task 24).
     The entries counted are those ``answer`` describes by another feature some entry of the name lacks, or, where it
     describes none so, all of them ("the blue T-shirt is cotton" speaks of that one only). Empty where nothing is so."""
     said, named = said_words([answer]), stems(answer)
@@ -127,6 +128,7 @@ def unlike(answer: str, lookups: Iterable[Step]) -> list[str]:
             values = {e.get(label) for e in described} - {None}
             stated = {v for v in values if says(v, said)}
             if len(described) > 1 and stated and stated != values:
+                # Each one's, the one said right too: told only the other's, the 1.5B said that of both instead.
                 missing += [f"{name} ({', '.join(v for lb, v in e.items() if lb != label)}): {label}: {e[label]}"
-                            for e in described if e.get(label) not in stated]
+                            for e in described if label in e]
     return missing

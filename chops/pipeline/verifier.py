@@ -203,8 +203,7 @@ class Verifier:
             ctx.held = cand.route
             step = _rejected(ctx, cand, key, fragment("check_unstated", values="; ".join(missing)), unstated=missing)
         elif cand.operation is None and cand.route == "system" and (mixed := unlike(cand.answer or "", cand.lookups)):
-            # Redone, not barred: the answer may only leave a feature out ("a blue cotton and a black T-shirt").
-            ctx.held = cand.route
+            cand.invented, ctx.held = mixed, cand.route  # never sent: the 1.5B said one's of both, then the other's
             step = _rejected(ctx, cand, key, fragment("check_unlike", values="; ".join(mixed)), unlike=mixed)
         elif key in ctx.verdicts:
             cand.score, cand.reason = ctx.verdicts[key]

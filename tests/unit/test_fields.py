@@ -152,10 +152,13 @@ SHIRTS = {"order_id": "#C3", "status": "processed", "items": [
     {"item_id": "i3", "name": "Sweater", "options": "color: grey, size: XS, fabric: fleece, fit: loose", "price": 55.0}]}
 
 
+EACH = ["Sweater (green, L, loose): fabric: wool", "Sweater (grey, XS, loose): fabric: fleece"]
+
+
 @pytest.mark.parametrize("answer, missing", [
-    # One fabric said of both sweaters: the other's is what the look-up says.
-    ("You have a green L sweater and a grey XS sweater, both made of wool.", ["Sweater (grey, XS, loose): fabric: fleece"]),
-    ("Both sweaters are wool.", ["Sweater (grey, XS, loose): fabric: fleece"]),
+    # One fabric said of both sweaters: each one's is what the look-up says.
+    ("You have a green L sweater and a grey XS sweater, both made of wool.", EACH),
+    ("Both sweaters are wool.", EACH),
     ("The green L sweater is wool and the grey XS one is fleece.", []),  # each its own
     ("Your green sweater is made of wool.", []),  # described as the one it is: about that one only
     ("You ordered a green L and a grey XS sweater; both have a loose fit.", []),  # a feature they share
@@ -177,5 +180,15 @@ def test_an_answer_giving_like_entries_one_feature_they_do_not_share_is_redone_t
                        conversation_id="u")
     assert res.reply.startswith("The kettle of #T0000001 is steel, the other glass."), res.reply
     first = next(s for s in res.trace["steps"] if s["role"] == "verifier")
-    assert first["deterministic"] and first["unlike"] == ["Kettle (1L): material: glass"], first
-    assert "say each item's own" in prompt_text(llm, "executor", -1)
+    assert first["deterministic"] and first["unlike"] == KETTLES, first
+    assert f"({'; '.join(KETTLES)}); say each item's own" in prompt_text(llm, "executor", -1)
+    # Said of both again and again (the 1.5B flips one's for the other's): never sent; what the look-ups say is.
+    _two_kettles_read(llm)
+    for material in ("steel", "glass", "steel", "glass", "steel"):
+        llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": f"Both kettles are {material}."}]})
+    res = agent.handle(MIA, "What are my kettles from #T0000001 and #T0000003 made of?", turn_key="v:1",
+                       conversation_id="v")
+    assert res.reply.startswith(f"What I found in your records: {'; '.join(KETTLES)}"), res.reply
+
+
+KETTLES = ["Kettle (1L): material: steel", "Kettle (1L): material: glass"]
