@@ -37,7 +37,7 @@ from chops.pipeline.choices import arg_options
 from chops.pipeline.completion import named_options, still_replaced
 from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.fanout import fan_out
-from chops.pipeline.fields import sums_asked
+from chops.pipeline.fields import asks_sum, sums_asked
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, no_swap_asked
 from chops.pipeline.listing import listed_first
@@ -177,7 +177,9 @@ class Executor:
                 "executor", msgs, schema, ledger=lg), route="system", step=n, **({"asking": True} if asking else {}))
             calls = [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls
                      if c.operation != ANSWER_DIRECTLY]
-            unread = [] if calls or n == self.steps else unread_named(choices, sources, lookups, ctx.text) \
+            # Asked a sum ("all my grills"), every record holding what it names is read.
+            unread = [] if calls or n == self.steps else unread_named(choices, sources, lookups, ctx.text,
+                                                                         asks_sum(ctx.text)) \
                 or listed_named(choices, ctx, lookups, self.api)
             if unread and self._look_up(ctx, unread, lookups, step):  # not answered before the record named is read
                 acting = step["read_first"] = True

@@ -39,6 +39,11 @@ def _named(question: str, lookups: Iterable[Step]) -> Iterator[tuple[str, list[t
                       and not isinstance(value, bool) and plain_words(key) <= asked]
 
 
+def asks_sum(question: str) -> bool:
+    """Whether ``question`` asks for a sum (``_SUM_WORDS``)."""
+    return not plain_words(question).isdisjoint(_SUM_WORDS)
+
+
 def _records(lookups: Iterable[Step]) -> dict[str, dict[str, Any]]:
     """Each look-up's record by its arguments, the newest of the same arguments."""
     return {", ".join(str(v) for v in step.args.values()): step.result.data for step in lookups
@@ -52,7 +57,7 @@ def _sums(question: str, records: Iterable[dict[str, Any]]) -> list[tuple[str, A
     bought", the 1.5B answered with the whole order's total, one grill beside a camera (train task 76). The number
     summed is the entries' one number (an item's price), or the one the question names where they have several."""
     asked, named = plain_words(question), stems(question)
-    if not asked & _SUM_WORDS:
+    if not asks_sum(question):
         return []
     found: dict[tuple[str, str], list[Decimal]] = {}
     for record in records:

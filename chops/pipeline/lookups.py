@@ -187,12 +187,13 @@ def looked_up_first(offered: tuple[Operation, ...], options: Any) -> tuple[Opera
 
 
 def unread_named(operations: Iterable[Operation], sources: list[Any], lookups: Iterable[Step],
-                 message: str) -> list[tuple[str, dict[str, Any]]]:
+                 message: str, every: bool = False) -> list[tuple[str, dict[str, Any]]]:
     """The look-ups of the records ``message`` names by what they hold (``walk.mentioned``: "the skateboard in my
     order" names the order holding one; of those, the ones whose id it types), with a look-up of one argument that
-    takes them, where ``lookups`` has read none of them. Asked to make the skateboard of a pending order the 28 inch
-    one, the 1.5B, having read another order, wrote "the skateboard is already the 28 inch one" without reading the
-    order (it was 31 inch; own5)."""
+    takes them, where ``lookups`` has read none of them (``every``: each one it has not read). Asked to make the
+    skateboard of a pending order the 28 inch one, the 1.5B, having read another order, wrote "the skateboard is
+    already the 28 inch one" without reading the order (it was 31 inch; own5). Asked the total of all their
+    bookshelves, it read one of the two orders holding some and answered with that order's (own9)."""
     lookups, out = list(lookups), []
     for op in operations:
         names, args = op.choice_names(), op.arg_names()
@@ -202,8 +203,9 @@ def unread_named(operations: Iterable[Operation], sources: list[Any], lookups: I
         fields = record_fields(sources, {names[arg]})[names[arg]]
         named = mentioned(values_in(sources, op.choice_keys()[arg]), fields, message)
         named = [v for v in named if v in message] or named
-        if not any(s.operation == op.name and s.args.get(arg) in named for s in lookups):
-            out += [(op.name, {arg: v}) for v in named]
+        read = {s.args.get(arg) for s in lookups if s.operation == op.name}
+        if every or read.isdisjoint(named):
+            out += [(op.name, {arg: v}) for v in named if v not in read]
     return out
 
 

@@ -192,3 +192,18 @@ def test_an_answer_giving_like_entries_one_feature_they_do_not_share_is_redone_t
 
 
 KETTLES = ["Kettle (1L): material: steel", "Kettle (1L): material: glass"]
+
+
+def test_asked_a_sum_every_record_holding_what_it_names_is_read_before_the_answer(shop):
+    agent, llm = shop
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettles came to $40.00."}]})
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettles came to $124.49."}]})
+    llm.enqueue("verifier", verdict(9))
+    res = agent.handle(MIA, "What did all my kettles cost me in total?", turn_key="s:1", conversation_id="s")
+    assert res.reply.startswith("Your kettles came to $124.49."), res.reply
+    read = [x["args"]["order_id"] for s in res.trace["steps"] for x in s.get("lookups", ())
+            if x["operation"] == "get_order_details"]
+    assert sorted(read) == ["#T0000001", "#T0000003", "#T0000006"], read  # each order holding a kettle
+    assert "[sum] Kettle price total: 124.49" in prompt_text(llm, "executor", -1)
