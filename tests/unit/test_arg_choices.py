@@ -499,8 +499,12 @@ def test_a_product_only_the_shop_lists_is_read_before_a_question_about_it_is_ans
     to_system(llm)
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettle is steel."}]})
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettle is steel."}]})
+    # She has three, of three materials: one's said of all is redone (``fields.unlike``).
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly",
+                                        "answer": "Your kettles are steel, glass and enamel."}]})
     llm.enqueue("verifier", verdict(9))
     result = agent.handle(MIA, "What is my kettle made of?", turn_key="m:1", conversation_id="m")
+    assert result.reply.startswith("Your kettles are steel, glass and enamel."), result.reply
     assert not any(x.get("operation") == "list_all_product_types" for s in result.trace["steps"]
                    for x in s.get("lookups") or [])
 
