@@ -54,14 +54,19 @@ def test_a_field_the_question_names_by_every_word_of_its_key_must_be_said():
     assert unstated(asked, "That order's remaining items cost $12.00.", [_read(ORDER), _read(other)]) == []
 
 
+def _read_then_answered(llm, order_id: str, *answers: str) -> None:
+    """Script the system route, the look-up of ``order_id``, the ``answers`` in turn and a passing verdict."""
+    to_system(llm)
+    llm.enqueue("executor", call("get_order_details", order_id=order_id))
+    for answer in answers:
+        llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": answer}]})
+    llm.enqueue("verifier", verdict(9))
+
+
 def test_an_answer_without_the_field_asked_is_redone_told_the_field(shop):
     agent, llm = shop
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "It is your chair order."}]})
     # The redo keeps the route whose look-ups hold the answer: no classifier is asked again.
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Its order id is #T0000002."}]})
-    llm.enqueue("verifier", verdict(9))
+    _read_then_answered(llm, "#T0000002", "It is your chair order.", "Its order id is #T0000002.")
     res = agent.handle(MIA, "What's the order id of the order with the chair?", turn_key="f:1", conversation_id="f")
     assert res.reply.startswith("Its order id is #T0000002.") and res.iterations == 2 and llm.pending() == {}
     first = next(s for s in res.trace["steps"] if s["role"] == "verifier")
@@ -196,11 +201,7 @@ KETTLES = ["Kettle (1L): material: steel", "Kettle (1L): material: glass"]
 
 def test_asked_a_sum_every_record_holding_what_it_names_is_read_before_the_answer(shop):
     agent, llm = shop
-    to_system(llm)
-    llm.enqueue("executor", call("get_order_details", order_id="#T0000001"))
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettles came to $40.00."}]})
-    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Your kettles came to $124.49."}]})
-    llm.enqueue("verifier", verdict(9))
+    _read_then_answered(llm, "#T0000001", "Your kettles came to $40.00.", "Your kettles came to $124.49.")
     res = agent.handle(MIA, "What did all my kettles cost me in total?", turn_key="s:1", conversation_id="s")
     assert res.reply.startswith("Your kettles came to $124.49."), res.reply
     read = [x["args"]["order_id"] for s in res.trace["steps"] for x in s.get("lookups", ())
