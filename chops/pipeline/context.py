@@ -151,7 +151,8 @@ class TurnContext:
     # The look-ups the executor starts from: the earlier turns', then this turn's, kept across its attempts
     # (a retry does not read the same order again). None until the operations route first runs.
     lookups: list[Step] | None = None
-    # A route whose look-ups hold what was asked, where its answer left it out (``fields.unstated``): the redo keeps it.
+    # A route whose look-ups hold what was asked, where its answer left it out or gave like records one feature
+    # (``fields.unstated``, ``fields.unlike``): the redo keeps it.
     held: str | None = None
     refusal_redone: bool = False  # a refused plan was already redone once this turn (Agent)
     invalid_redone: bool = False  # a reply cut off or off the schema was already redone once this turn (Agent)
