@@ -25,7 +25,7 @@ from chops.pipeline.confirm import Confirmation, PendingStore
 from chops.pipeline.context import Candidate, TurnContext, since_cancel
 from chops.pipeline.demonstrations import Memory, recall, remember
 from chops.pipeline.executor import Executor
-from chops.pipeline.fields import fields_asked, unlike
+from chops.pipeline.fields import found
 from chops.pipeline.plans import ApprovalQueue, carry_out
 from chops.pipeline.prompting import fragment, pack_prompts, static_heads, without_instructions
 from chops.pipeline.replies import (answer_reply, anything_else_reply, conversation_reply, finished_request,
@@ -220,8 +220,7 @@ class Agent:
         if not kept:  # every attempt invalid or invented: nothing to run; what any attempt's look-ups say of what
             # was asked (the last may have gone another route, which looked nothing up) or of the like entries it
             # gave one feature, else nothing to say (the customer hears an apology)
-            said = next((f for c in reversed(candidates) if (f := fields_asked(ctx.text, c.lookups)
-                                                             or "; ".join(unlike(c.answer or "", c.lookups)))), None)
+            said = next(filter(None, (found(ctx.text, c) for c in reversed(candidates))), None)
             answer = said and translate(reply_language(ctx.user_texts), N_("What I found in your records: {facts}"),
                                         facts=said)
             return Candidate(iteration=trace.iteration, route=trace.info.get("route") or "system", answer=answer), False

@@ -68,6 +68,7 @@ class Candidate:
     reason: str | None = None
     tier: str | None = None  # the executor tier that produced it
     lookups: list[Step] = field(default_factory=list)  # reads the executor made and read before this proposal
+    sums: list[str] = field(default_factory=list)  # the sums its question asks of the look-ups (``fields.sums_asked``)
     invented: list[str] = field(default_factory=list)  # numbers, or changes made, the answer states that nothing
     # it was given holds (``verifier.invented_numbers``, ``claims.claimed_changes``)
 

@@ -167,19 +167,19 @@ class Executor:
             if n < self.steps:
                 offered = looked_up_first(offered, options)
             schema = plan_schema(offered, self.observing and ctx.instead is None, options)  # a redo's write: no answer
+            sums = sums_asked(ctx.text, lookups) if asking else []  # a question's only (``fields.sums_asked``)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(),
                             feedback=ctx.feedback_section(last=True), profile=ctx.profile_text(), request=ctx.text,
                             demonstrations=demonstrations_section(ctx.demonstrations, "system"),
-                            observations=observations_section(lookups, sums_asked(ctx.text, lookups)),
-                            language=ctx.language_section())
+                            observations=observations_section(lookups, sums), language=ctx.language_section())
             out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
                 "executor", msgs, schema, ledger=lg), route="system", step=n, **({"asking": True} if asking else {}))
             calls = [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls
                      if c.operation != ANSWER_DIRECTLY]
             # Asked a sum ("all my grills"), every record holding what it names is read.
             unread = [] if calls or n == self.steps else unread_named(choices, sources, lookups, ctx.text,
-                                                                         asks_sum(ctx.text)) \
+                                                                         asking and asks_sum(ctx.text)) \
                 or listed_named(choices, ctx, lookups, self.api)
             if unread and self._look_up(ctx, unread, lookups, step):  # not answered before the record named is read
                 acting = step["read_first"] = True
@@ -187,7 +187,8 @@ class Executor:
             if not calls:  # an answer from the look-ups (only offered when the pack has look-ups)
                 answer = next(c.answer for c in out.calls if c.operation == ANSWER_DIRECTLY)
                 step["answer"] = answer = without_instructions(answer) if ctx.feedback else answer
-                return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=list(lookups))
+                return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=list(lookups),
+                                 sums=sums)
             if n == self.steps or not all(self.operations[name].observe for name, _ in calls):
                 return self.run_plan(ctx, calls, step, lookups)
             if not self._look_up(ctx, calls, lookups, step):

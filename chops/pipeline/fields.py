@@ -5,11 +5,11 @@ what the answer to it says."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
-from chops.pipeline.context import Step
+from chops.pipeline.context import Candidate, Step
 from chops.pipeline.described import plain_words, said_words, says
 from chops.pipeline.walk import stems
 
@@ -27,14 +27,9 @@ def numbers(text: str) -> set[float]:
 
 def _named(question: str, lookups: Iterable[Step]) -> Iterator[tuple[str, list[tuple[str, Any]]]]:
     """(the record's look-up arguments, its scalar fields whose key's words all are words of ``question``) of each of
-    the ``lookups``' records, the newest of the same arguments; or only ("", the sums ``question`` asks, ``_sums``),
-    where it asks one (the orders' own totals are not what "the total of all the grills" asks)."""
+    the ``lookups``' records, the newest of the same arguments."""
     asked = plain_words(question)
-    records = _records(lookups)
-    if sums := _sums(question, records.values()):
-        yield "", sums
-        return
-    for label, data in records.items():
+    for label, data in _records(lookups).items():
         yield label, [(key, value) for key, value in data.items() if isinstance(value, (int, float, str))
                       and not isinstance(value, bool) and plain_words(key) <= asked]
 
@@ -73,7 +68,9 @@ def _sums(question: str, records: Iterable[dict[str, Any]]) -> list[tuple[str, A
 
 def sums_asked(question: str, lookups: Iterable[Step]) -> list[str]:
     """The sums ``question`` asks of the ``lookups``' records (``_sums``), as "key: value": the executor is shown
-    them beside the look-ups, where the 1.5B would add the prices up itself (or take another total for theirs)."""
+    them beside the look-ups, where the 1.5B would add the prices up itself (or take another total for theirs), and
+    its answer must say one (``unstated``). Only of a question: asked to return both vacuum cleaners and to say "the
+    total amount of the refund", the 1.5B, shown their sum, answered with it and returned nothing (train task 46)."""
     return [f"{key}: {value}" for key, value in _sums(question, _records(lookups).values())]
 
 
@@ -87,11 +84,14 @@ def fields_asked(question: str, lookups: Iterable[Step]) -> str | None:
     return "\n".join(f"{record}: {parts}" if record else parts for record, parts in found.items()) or None
 
 
-def unstated(question: str, answer: str, lookups: Iterable[Step]) -> list[str]:
+def unstated(question: str, answer: str, lookups: Iterable[Step], sums: Sequence[str] = ()) -> list[str]:
     """The fields (``key: value``) ``question`` names by a key of two words or more that ``answer`` states no value of
     (a number as a number, "$1,497.65" of 1497.65; a text as it is): asked "what's the total I paid for the remaining
     items?" after a return, the 1.5B answered with the refund, the order's ``remaining_items_total`` beside it, and
-    the verifier passed it (train task 46). Empty where the question names no such field, or the answer states one."""
+    the verifier passed it (train task 46). The ``sums`` it asks (``sums_asked``) in their place, where it asks one.
+    Empty where the question names no such field, or the answer states one."""
+    if sums:  # the records' own totals are not what "the total of all my grills" asks
+        return [] if numbers(answer) & {v for s in sums for v in numbers(s.rpartition(": ")[2])} else list(sums)
     named = [(key, value) for _, fields in _named(question, lookups) for key, value in fields
              if len(plain_words(key)) >= _SPECIFIC]
     stated = numbers(answer)
@@ -128,8 +128,8 @@ def unlike(answer: str, lookups: Iterable[Step]) -> list[str]:
     for name, entries in groups.items():
         for label in dict.fromkeys(lb for pairs in entries for lb in pairs):
             # Described by a feature of another label that not every entry of the name has ("blue", "size S").
-            described = [e for e in entries if any(
-                lb != label and says(v, said) and any(o.get(lb) != v for o in entries) for lb, v in e.items())] or entries
+            described = [e for e in entries if any(lb != label and says(v, said) and any(
+                o.get(lb) != v for o in entries) for lb, v in e.items())] or entries
             values = {e.get(label) for e in described} - {None}
             stated = {v for v in values if says(v, said)}
             if len(described) > 1 and stated and stated != values:
@@ -137,3 +137,11 @@ def unlike(answer: str, lookups: Iterable[Step]) -> list[str]:
                 missing += [f"{name} ({', '.join(v for lb, v in e.items() if lb != label)}): {label}: {e[label]}"
                             for e in described if label in e]
     return missing
+
+
+def found(question: str, cand: Candidate) -> str | None:
+    """What ``cand``'s look-ups say of what was asked, where its answer cannot be sent: the sums ``question`` asks,
+    the fields it names (``fields_asked``), or each like entry's feature the answer gave them all (``unlike``); None
+    where they say nothing of it."""
+    return "; ".join(cand.sums) or fields_asked(question, cand.lookups) \
+        or "; ".join(unlike(cand.answer or "", cand.lookups)) or None

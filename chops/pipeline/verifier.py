@@ -10,7 +10,7 @@ from chops.domain.outcomes import Outcome
 from chops.llm import LLM
 from chops.pipeline.claims import claimed_changes
 from chops.pipeline.context import Candidate, Step, TurnContext, as_told, dumps
-from chops.pipeline.fields import NUMBER, fields_asked, numbers, unlike, unstated
+from chops.pipeline.fields import NUMBER, numbers, unlike, unstated
 from chops.pipeline.lookups import observation_lines, results, value_lines
 from chops.pipeline.prompting import clip, fragment, messages
 from chops.pipeline.schemas import Choice, Score, Verdict
@@ -121,9 +121,9 @@ def invented_numbers(ctx: TurnContext, cand: Candidate) -> list[str]:
     grills had cost, the 1.5B answered "$10.00" from the shop's policy, and the verifier passed it (train task 76)."""
     if cand.operation is not None or cand.route not in ("guide", "system") or not (cand.answer or "").strip():
         return []
-    # The sums the question asks of the look-ups (``fields.fields_asked``) are held too: the redo is told them.
+    # The sums the question asks of the look-ups (``fields.sums_asked``) are held too: the redo is told them.
     given = " ".join([*ctx.user_texts, ctx.profile_text(), cand.source.text if cand.source is not None else "",
-                      dumps(results(cand.lookups)), fields_asked(ctx.text, cand.lookups) or "", *ctx.done()])
+                      dumps(results(cand.lookups)), *cand.sums, *ctx.done()])
     held = numbers(given)
     said = NUMBER.findall(cand.answer or "")
     return list(dict.fromkeys([*(n for n in said if (v := float(n.replace(",", ""))) not in held
@@ -198,7 +198,7 @@ class Verifier:
         elif echoed(ctx.text, cand.answer if cand.operation is None else None):
             step = _rejected(ctx, cand, key, fragment("check_echo"), echoed=True)
         elif cand.operation is None and cand.route == "system" and (
-                missing := unstated(ctx.text, cand.answer or "", cand.lookups)):
+                missing := unstated(ctx.text, cand.answer or "", cand.lookups, cand.sums)):
             cand.invented = missing  # never sent: redone greedily, the 1.5B wrote the same answer again (Agent)
             ctx.held = cand.route
             step = _rejected(ctx, cand, key, fragment("check_unstated", values="; ".join(missing)), unstated=missing)

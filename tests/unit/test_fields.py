@@ -7,7 +7,7 @@ import pytest
 
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.pipeline.context import Step
-from chops.pipeline.fields import fields_asked, unlike, unstated
+from chops.pipeline.fields import sums_asked, unlike, unstated
 from tests.unit.pipeline_support import GUIDE_CHUNKS, FakeIndex, call, prompt_text, to_guide, to_system, verdict
 from tests.unit.retail_support import MIA, load_shop
 
@@ -93,18 +93,22 @@ def _items(order_id: str, *items: tuple[str, float]) -> dict:
 
 def test_a_sum_the_question_asks_over_the_records_entries_must_be_said():
     lamps = [_read(_items("#C1", ("Desk Lamp", 40.1), ("Kettle", 999.0))), _read(_items("#C2", ("Desk Lamp", 35.25)))]
+
+    def left_out(question: str, answer: str, lookups: list[Step] = lamps) -> list[str]:
+        return unstated(question, answer, lookups, sums_asked(question, lookups))
+
     asked = "What did I pay in total for all the desk lamps I bought?"
+    assert sums_asked(asked, lamps) == ["Desk Lamp price total: 75.35"]
     # The order's total (a lamp beside a kettle) is no answer; both lamps' prices added are, across the orders.
-    assert unstated(asked, "You paid $1,039.10 for them.", lamps) == ["Desk Lamp price total: 75.35"]
-    assert unstated(asked, "The two desk lamps came to $75.35.", lamps) == []
-    assert fields_asked(asked, lamps) == "Desk Lamp price total: 75.35"
+    assert left_out(asked, "You paid $1,039.10 for them.") == ["Desk Lamp price total: 75.35"]
+    assert left_out(asked, "The two desk lamps came to $75.35.") == []
     # Another wording of a sum; a record looked up twice counts once (its newest look-up).
-    assert unstated("How much were both desk lamps altogether?", "$40.10", [*lamps, lamps[0]]) == [
+    assert left_out("How much were both desk lamps altogether?", "$40.10", [*lamps, lamps[0]]) == [
         "Desk Lamp price total: 75.35"]
     # No sum asked ("all" alone asks none), one entry named, or a product named by only some of its words: nothing.
-    assert unstated("Show me all the desk lamps I bought.", "Two lamps.", lamps) == []
-    assert unstated("What's the total for the kettle?", "$999.00", lamps) == []
-    assert unstated("What's the total of all the lamps?", "$1,074.35", lamps) == []
+    for question in ("Show me all the desk lamps I bought.", "What's the total for the kettle?",
+                     "What's the total of all the lamps?"):
+        assert sums_asked(question, lamps) == [] and left_out(question, "$1,074.35") == [], question
 
 
 def test_an_answer_stating_the_sum_asked_is_not_taken_for_invented():
@@ -115,9 +119,11 @@ def test_an_answer_stating_the_sum_asked_is_not_taken_for_invented():
     asked = "And the total price of all my desk lamps?"
     ctx = type("Ctx", (), {"text": asked, "user_texts": [asked], "profile_text": lambda self: "",
                            "done": lambda self: []})()
-    cand = Candidate(iteration=1, route="system", answer="They cost $75.35 together.", lookups=lamps)
+    sums = sums_asked(asked, lamps)
+    cand = Candidate(iteration=1, route="system", answer="They cost $75.35 together.", lookups=lamps, sums=sums)
     assert invented_numbers(ctx, cand) == []
-    assert invented_numbers(ctx, Candidate(iteration=1, route="system", answer="$75.00.", lookups=lamps)) == ["75.00"]
+    assert invented_numbers(ctx, Candidate(iteration=1, route="system", answer="$75.00.", lookups=lamps,
+                                           sums=sums)) == ["75.00"]
 
 
 def test_the_last_word_is_what_any_attempts_look_ups_say_of_the_field_asked(shop):
@@ -208,3 +214,15 @@ def test_asked_a_sum_every_record_holding_what_it_names_is_read_before_the_answe
             if x["operation"] == "get_order_details"]
     assert sorted(read) == ["#T0000001", "#T0000003", "#T0000006"], read  # each order holding a kettle
     assert "[sum] Kettle price total: 124.49" in prompt_text(llm, "executor", -1)
+
+
+def test_a_change_asked_with_its_total_is_shown_no_sum(shop):
+    # Asked to return both vacuum cleaners and to say the total refund, the 1.5B, shown their sum, answered with it
+    # and returned nothing (train task 46): a sum is a question's only.
+    agent, llm = shop
+    _two_kettles_read(llm)
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Which kettle do you mean?"}]})
+    llm.enqueue("verifier", verdict(9))
+    agent.handle(MIA, "Cancel the kettles of #T0000001 and #T0000003 and tell me the total refund.", turn_key="w:1",
+                 conversation_id="w")
+    assert "Kettle price total" not in prompt_text(llm, "executor", -1)
