@@ -77,7 +77,7 @@ def replaced_values(last: TurnRecord, text: str, operations: Iterable[Operation]
     operations = list(operations)
     op = next((o for o in operations if o.name == last.operation and o.writes), None)
     if op is None or last.outcome not in (Outcome.REFUSED_PRECONDITION, Outcome.REFUSED_INVALID_ARG) \
-            or names_change(text, operations):
+            or names_change(text, operations) or _own_refusal(last):
         return {}
     records = set(op.choice_states())
     return {arg: v for arg, v in (last.args or {}).items()
@@ -124,6 +124,15 @@ def _resume(ctx: TurnContext, history: Sequence[TurnRecord], llm: LLM, operation
     _split_message(ctx, llm, operations)
     said = ctx.message or ctx.text
     ctx.trace.info[AGENDA] = [*(ctx.trace.info.get(AGENDA) or []), *(r for r in rest if not _said_again(r, said))]
+
+
+def _own_refusal(last: TurnRecord) -> bool:
+    """Whether ``last``'s request was refused by the agent itself (``context.as_told``: done already in this
+    conversation, a whole order asked for one item), which names no value to replace: its reason "no longer needed"
+    stood in "That was already done …: Order #W… is cancelled (no longer needed)", and the customer's "Yes, go ahead"
+    to "Shall I go on with your next request?" proposed the cancel done again, twice (train task 31)."""
+    verdict = next((s for s in reversed((last.trace or {}).get("steps") or []) if s.get("role") == "verifier"), {})
+    return bool(verdict.get("as_told"))
 
 
 SAID_AGAIN = 0.5  # the share of a request's words a later message holds where it asks for that request again

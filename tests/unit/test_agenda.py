@@ -519,6 +519,14 @@ def test_another_value_after_a_refused_one_completes_the_refused_request():
     state = last.model_copy(update={"reply": "I couldn't do that: #T0000003 is delivered; this can only be done "
                                              "while it is pending", "operation": "modify_pending_order_payment"})
     assert not replaced_values(state, "Fine, my credit card then.", ops)
+    # The agent's own refusal (done already in this conversation) names no value to replace: its reason stood in it.
+    done = TurnRecord(user_text="Cancel the charger order, I no longer need it.", operation="cancel_pending_order",
+                      outcome="refused_precondition", args={"order_id": "#T0000002", "reason": "no longer needed"},
+                      reply="That was already done earlier in this conversation: Order #T0000002 is cancelled (no "
+                            "longer needed).", trace={"steps": [{"role": "verifier", "as_told": True}]})
+    assert not replaced_values(done, "Yes, that's everything. Please go ahead.", ops)
+    assert replaced_values(done.model_copy(update={"trace": {}}), "Yes, please go ahead.", ops) == {
+        "reason": "no longer needed"}  # read as another value where the platform refused it
     trace = type("Trace", (), {"info": {}})()
     ctx = type("Ctx", (), {"text": "Fine, my credit card then.", "trace": trace, "message": None, "asked": None,
                                  "replaced": {}})()
