@@ -45,33 +45,34 @@ def _records(lookups: Iterable[Step]) -> dict[str, dict[str, Any]]:
             if step.result is not None and step.result.outcome.succeeded and isinstance(step.result.data, dict)}
 
 
-def _sums(question: str, records: Iterable[dict[str, Any]]) -> list[tuple[str, Any]]:
-    """("<name> <number's key> total", the sum) of the entries of the records' lists (an order's items) that a
-    question asking a sum (``_SUM_WORDS``) names by every word of a text of theirs (``stems``: "bookshelves" of an
-    item "Bookshelf"), where at least two do, across the records: asked "the total price for all the grills you
-    bought", the 1.5B answered with the whole order's total, one grill beside a camera (train task 76). The number
-    summed is the entries' one number (an item's price), or the one the question names where they have several."""
-    asked, named = plain_words(question), stems(question)
-    if not asks_sum(question):
-        return []
-    found: dict[tuple[str, str], list[Decimal]] = {}
-    for record in records:
-        for entry in (e for v in record.values() if isinstance(v, list) for e in v if isinstance(e, dict)):
-            amounts = [(k, v) for k, v in entry.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
-            if len(amounts) > 1:
-                amounts = [(k, v) for k, v in amounts if plain_words(k) <= asked]
-            name = next((v for v in entry.values() if isinstance(v, str) and stems(v) and stems(v) <= named), None)
-            if name is not None and len(amounts) == 1:
-                found.setdefault((name, amounts[0][0]), []).append(Decimal(str(amounts[0][1])))
-    return [(f"{name} {key} total", float(sum(values))) for (name, key), values in found.items() if len(values) > 1]
+def _entries(lookups: Iterable[Step]) -> Iterator[dict[str, Any]]:
+    """The entries of the lists of the ``lookups``' records (an order's items), the newest record of the same
+    arguments once."""
+    for record in _records(lookups).values():
+        yield from (e for v in record.values() if isinstance(v, list) for e in v if isinstance(e, dict))
 
 
 def sums_asked(question: str, lookups: Iterable[Step]) -> list[str]:
-    """The sums ``question`` asks of the ``lookups``' records (``_sums``), as "key: value": the executor is shown
-    them beside the look-ups, where the 1.5B would add the prices up itself (or take another total for theirs), and
-    its answer must say one (``unstated``). Only of a question: asked to return both vacuum cleaners and to say "the
-    total amount of the refund", the 1.5B, shown their sum, answered with it and returned nothing (train task 46)."""
-    return [f"{key}: {value}" for key, value in _sums(question, _records(lookups).values())]
+    """The sums ``question`` asks of the ``lookups``' records, as "<name> <number's key> total: <sum>": of the entries
+    of their lists (an order's items, ``_entries``) that a question asking a sum (``_SUM_WORDS``) names by every word
+    of a text of theirs (``stems``: "bookshelves" of an item "Bookshelf"), where at least two do, across the records.
+    The number summed is the entries' one number (an item's price), or the one the question names where they have
+    several. Asked "the total price for all the grills you bought", the 1.5B answered with the whole order's total, one
+    grill beside a camera (train task 76): the executor is shown the sums beside the look-ups, and its answer must say
+    one (``unstated``). Only of a question: asked to return both vacuum cleaners and to say "the total amount of the
+    refund", the 1.5B, shown their sum, answered with it and returned nothing (train task 46)."""
+    if not asks_sum(question):
+        return []
+    asked, named = plain_words(question), stems(question)
+    found: dict[tuple[str, str], list[Decimal]] = {}
+    for entry in _entries(lookups):
+        amounts = [(k, v) for k, v in entry.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if len(amounts) > 1:
+            amounts = [(k, v) for k, v in amounts if plain_words(k) <= asked]
+        name = next((v for v in entry.values() if isinstance(v, str) and stems(v) and stems(v) <= named), None)
+        if name is not None and len(amounts) == 1:
+            found.setdefault((name, amounts[0][0]), []).append(Decimal(str(amounts[0][1])))
+    return [f"{name} {key} total: {float(sum(values))}" for (name, key), values in found.items() if len(values) > 1]
 
 
 def fields_asked(question: str, lookups: Iterable[Step]) -> str | None:
@@ -98,13 +99,6 @@ def unstated(question: str, answer: str, lookups: Iterable[Step], sums: Sequence
     said = any(float(value) in stated if isinstance(value, (int, float)) else str(value).casefold() in answer.casefold()
                for _, value in named)
     return [] if said else list(dict.fromkeys(f"{key.replace('_', ' ')}: {value}" for key, value in named))
-
-
-def _entries(lookups: Iterable[Step]) -> Iterator[dict[str, Any]]:
-    """The entries of the lists of the ``lookups``' records (an order's items), the newest record of the same
-    arguments once."""
-    for record in _records(lookups).values():
-        yield from (e for v in record.values() if isinstance(v, list) for e in v if isinstance(e, dict))
 
 
 def unlike(answer: str, lookups: Iterable[Step]) -> list[str]:
