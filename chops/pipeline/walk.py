@@ -74,9 +74,13 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def stems(text: str) -> set[str]:
     """Lower-case words of 4 letters or more, each in the singular (``singular``: "boots" and "Boots" both "boot",
-    "scarves" "scarf"), and each hyphenated word joined ("T-Shirt": "tshirt")."""
+    "scarves" "scarf"), and each hyphenated word joined ("T-Shirt": "tshirt"). A stem is only compared with another:
+    a final "ie" is written "y", as the rules' singular of "-ies" is ("hoodies" is "hoody", so "hoodie" is too)."""
     words = _WORD.findall(text.lower()) + [w.replace("-", "") for w in re.findall(r"\w+(?:-\w+)+", text.lower())]
-    return {singular(w) for w in words if len(w) >= 4}
+    return {_IE.sub("y", singular(w)) for w in words if len(w) >= 4}
+
+
+_IE = re.compile(r"ie$")
 
 
 @lru_cache(maxsize=4096)

@@ -519,7 +519,8 @@ def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names
     # Plurals said as such: not only a final "s" ("scarves" was no "Scarf", "watches" no "Watch").
     for message, name in (("both scarves", "Wool Scarf"), ("the two watches", "Smart Watch"), ("my mice", "Gaming Mouse"),
                           ("the bookshelves", "Bookshelf"), ("the toothbrushes", "Electric Toothbrush"),
-                          ("my sunglasses", "Sunglasses"), ("the boots", "Hiking Boots")):
+                          ("my sunglasses", "Sunglasses"), ("the boots", "Hiking Boots"), ("both hoodies", "Hoodie"),
+                          ("the hoodie", "Hoodie"), ("my zip hoodies", "Zip Hoody")):
         assert mentions(message, name), (message, name)
     assert not mentions("the watches", "Wall Clock") and not mentions("my scarves", "Wool Hat")
     # Another word of the name said as the thing itself: it ends its phrase, not "garden" of "the garden hose".
