@@ -49,6 +49,15 @@ class Step:
         args = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
         return f"{self.operation}({args}) -> {self.outcome}"
 
+    def record(self, nickname: str, others: list[str]) -> dict[str, Any]:
+        """What the trace keeps of this step, once it ran (``nickname``: the sender, whom a write acts for;
+        ``others``: the people the request named)."""
+        res = self.result
+        return {"operation": self.operation, "proposed_args": self.proposed_args, "args": self.args,
+                "ungrounded": self.dropped, "writes": self.writes, "target": nickname if self.writes else None,
+                "others_named": others, "dry_run": res.dry_run, "outcome": str(res.outcome), "message": res.message,
+                "diff": [c.model_dump() for c in res.diff]}
+
 
 @dataclass
 class Candidate:

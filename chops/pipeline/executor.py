@@ -42,10 +42,11 @@ from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, no_swap_asked
 from chops.pipeline.listing import listed_first
 from chops.pipeline.lookups import (Reader, conversation_lookups, follow_ups, looked_up, looked_up_first, lookup_record,
-                                    listed_named, observations_section, results, seen_data, unread_named)
+                                    listed_named, observations_section, results, seen_data, unread_named,
+                                    unread_sources)
 from chops.pipeline.prompting import fragment, messages, section, without_instructions
 from chops.pipeline.refusals import refuse
-from chops.pipeline.repairs import not_of_sources, repaired
+from chops.pipeline.repairs import not_of_sources, of_the_other, repaired
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import ANSWER_DIRECTLY, GuideAnswer, ProfileAnswer, plan_schema
 from chops.pipeline.together import taken_along
@@ -177,9 +178,10 @@ class Executor:
                 "executor", msgs, schema, ledger=lg), route="system", step=n, **({"asking": True} if asking else {}))
             calls = [(c.operation, c.args.model_dump(by_alias=True)) for c in out.calls
                      if c.operation != ANSWER_DIRECTLY]
-            # Asked a sum ("all my grills"), every record holding what it names is read.
-            unread = [] if calls or n == self.steps else unread_named(choices, sources, lookups, ctx.text,
-                                                                         asking and asks_sum(ctx.text)) \
+            # Asked a sum ("all my grills"), every record holding what it names is read; a record whose value a write
+            # is to take ("the same address as order #W…"), before the write.
+            unread = [] if n == self.steps else unread_sources(choices, sources, lookups, ctx.text) if calls else \
+                unread_named(choices, sources, lookups, ctx.text, asking and asks_sum(ctx.text)) \
                 or listed_named(choices, ctx, lookups, self.api)
             if unread and self._look_up(ctx, unread, lookups, step):  # not answered before the record named is read
                 acting = step["read_first"] = True
@@ -240,7 +242,7 @@ class Executor:
         read = conversation_lookups(ctx) if lookups is None else lookups
         known, seen = looked_up(ctx, read), seen_data(ctx, read)
         lookups = lookups or []
-        for name, proposed in calls:
+        for name, proposed in of_the_other(self.operations, calls, ctx.text, step):  # not the source's change
             s = repaired(self.operations, ctx, name, proposed, known, seen, step)
             if not any((t.operation, t.args) == (s.operation, s.args) for t in steps):  # the same call twice: one
                 steps.append(s)
@@ -275,18 +277,9 @@ class Executor:
                     missing = result.outcome == Outcome.REFUSED_MISSING_ARGS
                     s.result = (missing and reader.unheld(self.operations[s.operation], s.args)) or result
         reader.note(step)
-        records = [_step_record(s, ctx.nickname, others) for s in steps]
+        records = [s.record(ctx.nickname, others) for s in steps]
         step.update(records[0], steps=records)
         return Candidate(iteration=ctx.trace.iteration, route="system", steps=steps, plan=plan, lookups=list(lookups))
-
-
-def _step_record(s: Step, nickname: str, others: list[str]) -> dict[str, Any]:
-    """What the trace keeps of one step (the first step's fields also sit at the top, as before plans)."""
-    res = s.result
-    return {"operation": s.operation, "proposed_args": s.proposed_args, "args": s.args, "ungrounded": s.dropped,
-            "writes": s.writes, "target": nickname if s.writes else None, "others_named": others,
-            "dry_run": res.dry_run, "outcome": str(res.outcome), "message": res.message,
-            "diff": [c.model_dump() for c in res.diff]}
 
 
 def _offered(op: Operation, ctx: TurnContext, acting: bool, asking: bool, swapless: bool, read: bool) -> bool:

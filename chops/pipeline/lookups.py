@@ -10,7 +10,7 @@ argument though the user never typed it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from chops.domain.operations import Operation
@@ -19,7 +19,7 @@ from chops.domain.system import SystemApi
 from chops.pipeline.context import Step, TurnContext, dumps
 from chops.pipeline.described import descriptions
 from chops.pipeline.prompting import clip, fragment, section
-from chops.pipeline.walk import mentioned, mentions, record_fields, records, singular, values_in
+from chops.pipeline.walk import mentioned, mentions, only_alike, record_fields, records, singular, values_in
 
 # Characters of one look-up's result in the next prompt: an order's lines, a product's variants, and the shop's
 # whole product list (1,492 characters; at 900 "T-Shirt" was cut off and the model never saw its id).
@@ -195,11 +195,8 @@ def unread_named(operations: Iterable[Operation], sources: list[Any], lookups: I
     already the 28 inch one" without reading the order (it was 31 inch; own5). Asked the total of all their
     bookshelves, it read one of the two orders holding some and answered with that order's (own9)."""
     lookups, out = list(lookups), []
-    for op in operations:
-        names, args = op.choice_names(), op.arg_names()
-        if not op.observe or op.writes or len(args) != 1 or args[0] not in names:
-            continue
-        arg = args[0]
+    for op, arg in _record_reads(operations):
+        names = op.choice_names()
         fields = record_fields(sources, {names[arg]})[names[arg]]
         named = mentioned(values_in(sources, op.choice_keys()[arg]), fields, message)
         named = [v for v in named if v in message] or named
@@ -207,6 +204,27 @@ def unread_named(operations: Iterable[Operation], sources: list[Any], lookups: I
         if every or read.isdisjoint(named):
             out += [(op.name, {arg: v}) for v in named if v not in read]
     return out
+
+
+def unread_sources(operations: Iterable[Operation], sources: list[Any], lookups: Iterable[Step],
+                   message: str) -> list[tuple[str, dict[str, Any]]]:
+    """The look-ups of the records ``message`` types only as the one whose value to take ("the same address as order
+    #W…": ``walk.only_alike``) that ``lookups`` has not read, to run before any write: not having read it, the 1.5B
+    proposed the customer's default address as "the same" one (train task 78)."""
+    alike, lookups, out = only_alike(message), list(lookups), []
+    for op, arg in _record_reads(operations) if alike else ():
+        read = {s.args.get(arg) for s in lookups if s.operation == op.name}
+        held = set(values_in(sources, op.choice_keys()[arg]))
+        out += [(op.name, {arg: v}) for v in sorted(alike) if v in held and v not in read]
+    return out
+
+
+def _record_reads(operations: Iterable[Operation]) -> Iterator[tuple[Operation, str]]:
+    """The look-ups that read one record by its id (one argument, one the records seen list), with that argument."""
+    for op in operations:
+        args = op.arg_names()
+        if op.observe and not op.writes and len(args) == 1 and args[0] in op.choice_names():
+            yield op, args[0]
 
 
 def listed_named(operations: Iterable[Operation], ctx: TurnContext, lookups: Iterable[Step],

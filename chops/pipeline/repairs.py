@@ -36,7 +36,7 @@ from chops.pipeline.grounding import ground_args, token_spans
 from chops.pipeline.together import all_but, all_of_them, in_place_of_repeats, with_dropped
 from chops.pipeline.which import meant as described_line
 from chops.pipeline.unspoken import unmarked
-from chops.pipeline.walk import near_word, only_alike
+from chops.pipeline.walk import near_word, only_alike, the_other
 
 
 def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, proposed: dict[str, Any],
@@ -148,6 +148,26 @@ def _near_kind(op: Operation, proposed: dict[str, Any], text: str) -> dict[str, 
         return None
     out = {k: (near_word(text, op.kind, v) or v) if isinstance(v, str) else v for k, v in proposed.items()}
     return out if out != proposed else None
+
+
+def of_the_other(operations: Mapping[str, Operation], calls: list[tuple[str, dict[str, Any]]], text: str,
+                 step: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``calls``, where every write proposed is of a record ``text`` names only as the one whose value to take ("the
+    same address as order #W…": ``walk.only_alike``), with each such write of the record the request does change
+    (``walk.the_other``), before the repairs (the value is then taken from the source: ``completion.named_record``).
+    Noted in ``step``. Told "for order #W…, change the address to be the same as order #W…", the 1.5B proposed the
+    change of the cancelled source alone (train task 78)."""
+    source = only_alike(text)
+    writes = [(name, args) for name, args in calls if operations[name].writes]
+    if not source or not writes or not all(any(str(v) in source for v in args.values()) for _, args in writes):
+        return calls
+    out = []
+    for name, args in calls:
+        other = {k: (the_other(text, v) or v) if isinstance(v, str) else v for k, v in args.items()}
+        if other != args:
+            step.setdefault("of_the_other", []).append({"operation": name, "source": args, "args": other})
+        out.append((name, other))
+    return out
 
 
 def not_of_sources(steps: list[Step], text: str, step: dict[str, Any]) -> list[Step]:

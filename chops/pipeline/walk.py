@@ -258,6 +258,17 @@ def _shape(token: str) -> str:
     return re.sub(r"\d", "0", token.lstrip("#").casefold())
 
 
+def the_other(text: str, value: str) -> str | None:
+    """The one id of ``value``'s shape that ``text`` types and does not name only as the source of a value
+    (``only_alike``), where ``value`` is one it does so name; else None. "For order #W1, change the address to be the
+    same as order #W3": #W1 of #W3."""
+    source = {t.casefold() for t in only_alike(text)}
+    if value.casefold() not in source:
+        return None
+    others = {t.casefold(): t for t in typed_ids([text]) if _shape(t) == _shape(value) and t.casefold() not in source}
+    return next(iter(others.values())) if len(others) == 1 else None
+
+
 def near_word(text: str, word: str, value: str) -> str | None:
     """The one id of ``value``'s shape (its letters, its length) that the sentences of ``text`` naming ``word`` type
     (``operations.named``), where ``value`` is another id ``text`` types; else None. "Why are #W1 and

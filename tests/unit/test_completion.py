@@ -313,7 +313,7 @@ def test_a_cancel_reason_the_customer_did_not_give_is_asked_for(shop):  # noqa: 
 
 def test_a_write_of_the_record_named_only_as_the_source_of_a_value_is_dropped():
     from chops.pipeline.context import Step
-    from chops.pipeline.repairs import not_of_sources
+    from chops.pipeline.repairs import not_of_sources, of_the_other
     from chops.pipeline.walk import only_alike
 
     def ship(order_id):
@@ -327,6 +327,12 @@ def test_a_write_of_the_record_named_only_as_the_source_of_a_value_is_dropped():
     kept = not_of_sources([ship("#W3"), ship("#W1")], text, step)
     assert [s.args["order_id"] for s in kept] == ["#W1"] and step["source_only"][0]["args"]["order_id"] == "#W3"
     assert [s.args["order_id"] for s in not_of_sources([ship("#W3")], text, {})] == ["#W3"]  # nothing else: kept
+    # The source's change alone, as proposed: it is of the other order the request types.
+    calls = [(SHIP.name, {**HOME, "order_id": "#W3"})]
+    assert [a["order_id"] for _, a in of_the_other({SHIP.name: SHIP}, calls, text, step)] == ["#W1"]
+    assert step["of_the_other"][0]["source"]["order_id"] == "#W3"
+    for unclear in ("Change the address of #W1 or #W2 to be the same as order #W3", "Use the same address as #W3"):
+        assert of_the_other({SHIP.name: SHIP}, calls, unclear, {}) == calls, unclear
 
 
 def test_a_write_is_of_the_record_the_sentences_naming_its_kind_type(shop):  # noqa: F811

@@ -735,7 +735,8 @@ def test_an_orders_address_asked_for_is_not_the_default_address_and_takes_the_ad
     document["orders"]["#T0000002"]["address"] = harbor
     agent, engine, llm = shop_of(sqlite_url, document)
     before = loader.export(engine)
-    to_system(llm)  # the model proposes the customer's default address change, to the default address itself
+    to_system(llm)  # the model reads the order named, then proposes the customer's default address change, to the
+    llm.enqueue("executor", call("get_order_details", order_id="#T0000002"))  # default address itself
     llm.enqueue("executor", call("modify_user_address", address1="7 Lark Street", address2="Unit 2", city="Testville",
                                  state="ZZ", country="USA", zip="11111"))
     to_system(llm, fresh=False)  # then the order's, with the default address copied again
@@ -743,9 +744,9 @@ def test_an_orders_address_asked_for_is_not_the_default_address_and_takes_the_ad
                                  address2="Unit 2", city="Testville", state="ZZ", country="USA", zip="11111"))
     llm.enqueue("verifier", verdict(9))
     result = agent.handle(MIA, message, turn_key="h:1", conversation_id="h")
-    assert "you named #T0000001, and this does not change it" in prompt_text(llm, "executor", 1)
-    assert "modify_pending_order_address" in _offered(llm, 1) and "modify_user_address" not in _offered(llm, 1)
-    assert "cancel_pending_order" not in _offered(llm, 1)  # the redo is offered that write alone
+    assert "you named #T0000001, and this does not change it" in prompt_text(llm, "executor", 2)
+    assert "modify_pending_order_address" in _offered(llm, 2) and "modify_user_address" not in _offered(llm, 2)
+    assert "cancel_pending_order" not in _offered(llm, 2)  # the redo is offered that write alone
     assert result.outcome == "pending_confirmation" and result.operation == "modify_pending_order_address"
     assert result.args == {"order_id": "#T0000001", **harbor}  # order #T0000002's, not the one copied
     assert loader.export(engine) == before and llm.pending() == {}
