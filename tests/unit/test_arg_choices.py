@@ -523,6 +523,11 @@ def test_a_swaps_items_and_new_items_are_those_of_the_products_the_message_names
                           ("the hoodie", "Hoodie"), ("my zip hoodies", "Zip Hoody")):
         assert mentions(message, name), (message, name)
     assert not mentions("the watches", "Wall Clock") and not mentions("my scarves", "Wool Hat")
+    # A word ending the head word, said as the thing itself: "watch" of "Wristwatch"; not an option's word.
+    for message in ("change my watch to one with a black dial", "both watches, please", "where is my watch?"):
+        assert mentions(message, "Wristwatch") and mentions(message, "Smart Watch"), message
+    assert not mentions("the glass kettle", "Sunglasses") and not mentions("my wrist hurts", "Wristwatch")
+    assert not mentions("a watchful eye", "Wristwatch") and not mentions("cancel my pack", "Backpack")  # too short
     # Another word of the name said as the thing itself: it ends its phrase, not "garden" of "the garden hose".
     for message in ("swap my espresso for the red one", "the espresso, please", "my espressos and the mug",
                     "where is my espresso?"):
