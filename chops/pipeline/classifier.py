@@ -51,9 +51,11 @@ _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation"
 
 # The conversational routes a request split off a message of several (``TurnContext.message``) cannot take: the split
 # leaves greetings and thanks out, and "is it still in transit?" alone, a part of a question about an order, was
-# declined as off-topic by the model (train task 43). A hand-off or a "never mind" may still be one of the requests,
-# and so may an off-topic question the embedding router is sure of (``_may_take``).
+# declined as off-topic by the model (train task 43). A hand-off or a "never mind" may still be one of the requests
+# (the model's "never mind", not one the embedding router alone is sure of: ``_NOT_ROUTED_PART``), and so may an
+# off-topic question the embedding router is sure of (``_may_take``).
 _NOT_A_PART = ("greeting", "thanks", "out_of_scope")
+_NOT_ROUTED_PART = ("cancel",)
 
 
 MIN_REPEATED_WORDS = 4  # "ok", "no thanks" said twice is no insisting
@@ -76,12 +78,15 @@ def insisting(text: str, history: Sequence[TurnRecord]) -> bool:
         and " ".join(last.user_text.split()).casefold() == said
 
 
-def _may_take(ctx: TurnContext, route: str) -> bool:
-    """Whether ``ctx``'s request may take ``route`` (``_NOT_A_PART``); a route it may not is noted in the trace. The
-    router's examples of off-topic questions are general knowledge ("who painted the Mona Lisa?"), and where it is
-    sure, such a part is declined as off-topic: sent on to the guides, it cost four more model calls and the customer
-    heard "I couldn't find an answer" (own8)."""
-    if ctx.message is None or route not in _NOT_A_PART or (route == "out_of_scope" and ctx.router_sure_of(route)):
+def _may_take(ctx: TurnContext, route: str, routed: bool = False) -> bool:
+    """Whether ``ctx``'s request may take ``route``, the router's where ``routed`` (``_NOT_A_PART``,
+    ``_NOT_ROUTED_PART``); a route it may not is noted in the trace. The router's examples of off-topic questions are
+    general knowledge ("who painted the Mona Lisa?"), and where it is sure, such a part is declined as off-topic: sent
+    on to the guides, it cost four more model calls and the customer heard "I couldn't find an answer" (own8). Its
+    examples of a "never mind" are short, and it was sure "By the way, I go by NoNo." after a question was one: the
+    customer heard their request dropped (train task 67)."""
+    barred = _NOT_A_PART + (_NOT_ROUTED_PART if routed else ())
+    if ctx.message is None or route not in barred or (route == "out_of_scope" and ctx.router_sure_of(route)):
         return True
     ctx.trace.step("classifier", part_of_message=True, not_taken=route)
     return False
@@ -110,7 +115,7 @@ class Classifier:
             # the guides, which hold no such number, and the customer heard "no answer found" (train task 76).
             ctx.trace.step("classifier", route=ctx.held, held=True)
             return ctx.held
-        if (decision := self.route_by_embedding(ctx)) is not None and _may_take(ctx, decision):
+        if (decision := self.route_by_embedding(ctx)) is not None and _may_take(ctx, decision, routed=True):
             return decision
         history = ctx.history_section(turns=1)  # the last exchange tells a follow-up apart
         feedback = ctx.feedback_section()

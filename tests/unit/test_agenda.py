@@ -252,26 +252,40 @@ def test_a_request_split_off_a_message_is_never_declined_as_off_topic(shop, firs
     assert llm.pending() == {}
 
 
-def test_an_off_topic_part_the_router_is_sure_of_is_declined_and_the_rest_done(sqlite_url, tmp_path):
-    """A request split off a message may not be declined as off-topic by the model (above), but may where the router
-    is sure: the general-knowledge question is declined, the return is still proposed."""
+KETTLE_BACK = "Return the kettle from order #T0000003 to my credit card"
+
+
+def _routed(url: str, tmp_path):
+    """(agent, engine, scripted llm, router): the made-up shop, requests split, the test router trained."""
     from chops.router import Router, read_examples
     from tests.unit.test_router import BagOfWords, examples_file
 
     router = Router.train(read_examples(examples_file(tmp_path)), BagOfWords())
-    engine, api = load_shop(sqlite_url)
+    engine, api = load_shop(url)
     llm = ScriptedLLM()
     agent = Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), pending=PendingChanges(engine, 600),
                   prompts=RetailPack.prompts, split_requests=True, router=router)
-    off_topic, kettle = "a joke poem please, sunny weather", "Return the kettle from order #T0000003 to my credit card"
-    assert router.decide(off_topic).sure and router.decide(off_topic).route == "out_of_scope"
-    assert not router.decide(kettle).sure  # the model routes the return
-    llm.enqueue("executor", {"requests": [off_topic, kettle]})
+    return agent, engine, llm, router
+
+
+def _return_kettle(llm: ScriptedLLM) -> None:
+    """Script the model routing, reading and proposing the kettle's return (``KETTLE_BACK``), the verifier passing it."""
     to_system(llm)
     llm.enqueue("executor", call("get_order_details", order_id="#T0000003"))
     llm.enqueue("executor", call("return_delivered_order_items", order_id="#T0000003", item_ids=["k-glass-1l"],
                                  payment_method_id="credit_card_mia"))
     llm.enqueue("verifier", verdict(9))
+
+
+def test_an_off_topic_part_the_router_is_sure_of_is_declined_and_the_rest_done(sqlite_url, tmp_path):
+    """A request split off a message may not be declined as off-topic by the model (above), but may where the router
+    is sure: the general-knowledge question is declined, the return is still proposed."""
+    agent, engine, llm, router = _routed(sqlite_url, tmp_path)
+    off_topic, kettle = "a joke poem please, sunny weather", KETTLE_BACK
+    assert router.decide(off_topic).sure and router.decide(off_topic).route == "out_of_scope"
+    assert not router.decide(kettle).sure  # the model routes the return
+    llm.enqueue("executor", {"requests": [off_topic, kettle]})
+    _return_kettle(llm)
     res = agent.handle(MIA, f"{off_topic}. Also: {kettle}", turn_key="o:1", conversation_id="o")
     declined, proposed = res.reply.split("\n\n")
     assert "only help with this platform" in declined and res.outcome == "pending_confirmation"
@@ -533,3 +547,21 @@ def test_another_value_after_a_refused_one_completes_the_refused_request():
     plan(ctx, [last], None, None, ops)
     assert ctx.text == f"{asked} Fine, my credit card then." and ctx.asked == asked
     assert ctx.replaced == {"payment_method_id": "paypal_mia"}  # the request is not offered the refused card again
+
+
+def test_a_part_the_router_alone_is_sure_drops_the_request_is_left_to_the_model(sqlite_url, tmp_path):
+    """A "never mind" split off a message is taken only from the model: the router was sure a remark about the
+    customer's name was one, and the customer heard their request dropped (train task 67)."""
+    agent, engine, llm, router = _routed(sqlite_url, tmp_path)
+    remark, kettle = "never mind, forget it: Mimi", KETTLE_BACK
+    assert router.decide(remark).sure and router.decide(remark).route == "cancel"
+    assert not router.decide(kettle).sure
+    llm.enqueue("executor", {"requests": [remark, kettle]})
+    llm.enqueue("classifier", {"route": "about_the_platform"}).enqueue("classifier", {"route": "own_fact"})
+    llm.enqueue("executor", {"answer": "Noted: Mimi."})
+    llm.enqueue("verifier", verdict(9))
+    _return_kettle(llm)
+    res = agent.handle(MIA, f"{remark}. Also: {kettle}", turn_key="m:1", conversation_id="m")
+    assert "dropped" not in res.reply and res.outcome == "pending_confirmation" and llm.pending() == {}
+    assert "Return of 1 item(s) requested for order #T0000003 (Kettle)" in res.reply
+    engine.dispose()
