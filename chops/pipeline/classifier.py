@@ -28,19 +28,22 @@ model, and its static head stays in llama.cpp's prefix cache.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from chops.domain.operations import Operation
 from chops.llm import LLM
 from chops.pipeline.agenda import GO_ON
 from chops.pipeline.confirm import PENDING_OUTCOME
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.demonstrations import demonstrations_section
+from chops.pipeline.lookups import seen_data
 from chops.pipeline.prompting import messages
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import (ConversationKind, Level1Decision, Level2Decision, OneLevelDecision,
                                     SmallTalkGate)
+from chops.pipeline.walk import mentions, names_of, record_fields
 from chops.records import TurnRecord
-from chops.router import Router
+from chops.router import Decision, Router
 
 _ROUTE = {"own_fact": "basic_info", "answer_from_guide": "guide", "do_operation": "system",
           "look_up_people": "system", "something_else": None,
@@ -92,13 +95,31 @@ def _may_take(ctx: TurnContext, route: str, routed: bool = False) -> bool:
     return False
 
 
+def asks_change_of_held(text: str, operations: Mapping[str, Operation], sources: Sequence[object]) -> bool:
+    """Whether ``text`` names the kind of one of ``operations``' writes ("exchange", "return") and a thing by which the
+    records of ``sources`` (the customer's own: the profile) are named ("the tablet", of an order holding one): a
+    request of that change of what the customer holds, however it is worded ("Can you exchange the tablet for the
+    same item?"), which the embedding router, sure it asked about the policy, sent to the guides (train task 30)."""
+    for op in operations.values():
+        if not op.writes or not op.named_in(text):
+            continue
+        fields = record_fields(sources, set(op.choice_names().values()))
+        if any(mentions(text, str(n)) for held in fields.values() for value in held.values() for n in names_of(value)):
+            return True
+    return False
+
+
 class Classifier:
     """Decides the route of a request; ``levels`` is 1 (one three-way choice) or 2."""
 
     def __init__(self, llm: LLM, retriever: Retriever, operations_text: str, levels: int = 2,
-                 router: Router | None = None, keep_route: bool = False) -> None:
-        """``keep_route``: the second attempt keeps the route the router was sure of at the first."""
+                 router: Router | None = None, keep_route: bool = False,
+                 operations: Mapping[str, Operation] | None = None) -> None:
+        """``keep_route``: the second attempt keeps the route the router was sure of at the first; ``operations``:
+        the pack's, whose writes a guide question may not name of what the customer holds (``asks_change_of_held``)
+        for the router's sure guide route to be taken."""
         self.llm = llm
+        self.operations = operations or {}
         self.keep_route = keep_route
         self.retriever = retriever
         self.operations_text = operations_text
@@ -169,8 +190,12 @@ class Classifier:
         if self.router is None or ctx.trace.iteration != 1 or (ctx.history and asked_for_value(ctx.history[-1])):
             return None
         decision = self.router.decide(ctx.text)
+        held = decision.sure and decision.route == "guide" \
+            and asks_change_of_held(ctx.text, self.operations, seen_data(ctx, []))
+        if held:  # the model decides
+            decision = Decision(decision.route, decision.confidence, sure=False)
         ctx.trace.step("router", route=decision.route, confidence=decision.confidence, sure=decision.sure,
-                       threshold=round(self.router.threshold, 4))
+                       threshold=round(self.router.threshold, 4), **({"change_of_held": True} if held else {}))
         ctx.routed = decision
         return decision.route if decision.sure else None
 

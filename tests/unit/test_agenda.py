@@ -565,3 +565,27 @@ def test_a_part_the_router_alone_is_sure_drops_the_request_is_left_to_the_model(
     assert "dropped" not in res.reply and res.outcome == "pending_confirmation" and llm.pending() == {}
     assert "Return of 1 item(s) requested for order #T0000003 (Kettle)" in res.reply
     engine.dispose()
+
+
+def test_a_change_named_of_what_the_customer_holds_is_not_sent_to_the_guides_by_the_router_alone(sqlite_url, tmp_path):
+    """"Can you exchange the tablet for the same item?": the embedding router was sure it asked about the policy (train
+    task 30). A write's kind named with a thing the customer's orders hold leaves the route to the model."""
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.classifier import asks_change_of_held
+
+    profile = [{"orders": ["#T1", "#T2"], "statuses": [{"order_id": "#T1", "status": "delivered", "names": ["Kettle"]},
+                                                      {"order_id": "#T2", "status": "pending", "names": ["Desk Lamp"]}]}]
+    for text in ("Can you exchange the kettle for the same one?", "could the lamps be cancelled?",
+                 "I'd like to send back my kettle"):
+        assert asks_change_of_held(text, OPERATIONS, profile), text
+    for text in ("Can I exchange an item for a different product?", "what warranty does the kettle have?",
+                 "can you return the tent?"):
+        assert not asks_change_of_held(text, OPERATIONS, profile), text
+    agent, engine, llm, router = _routed(sqlite_url, tmp_path)
+    question = "how do i return the kettle and upload"
+    assert router.decide(question).sure and router.decide(question).route == "guide"
+    _return_kettle(llm)
+    res = agent.handle(MIA, question, turn_key="k:1", conversation_id="k")
+    assert res.outcome == "pending_confirmation" and llm.pending() == {}
+    assert next(s for s in res.trace["steps"] if s["role"] == "router").get("change_of_held") is True
+    engine.dispose()
