@@ -200,14 +200,17 @@ def asking_to_go_on(result: TurnResult, lang: str) -> TurnResult:
 def joined(first: TurnResult, then: TurnResult) -> TurnResult:
     """One turn's result from two requests handled in it: the second's state (its route, its pending change), both
     replies, both commits, the costs summed, and one trace whose steps are both (the conversation eval and the
-    next turn's look-ups read them) with the first's confirmation kept."""
+    next turn's look-ups read them) with the first's confirmation kept. A second reply the first holds already is not
+    said again: "By the way, I go by NoNo.", split off a question, was answered with the question's answer once more
+    (train task 67)."""
     trace: dict[str, Any] = {**then.trace, "steps": [*(first.trace.get("steps") or []), *(then.trace.get("steps") or [])],
                              "requests": [*(first.trace.get("requests") or [first.trace.get("request")]),
                                           then.trace.get("request")]}
     if first.trace.get("confirmed"):
         trace["confirmed"] = True
     return then.model_copy(update={
-        "reply": f"{first.reply}\n\n{then.reply}", "committed": first.committed or then.committed,
+        "reply": first.reply if then.reply.strip() in first.reply else f"{first.reply}\n\n{then.reply}",
+        "committed": first.committed or then.committed,
         "steps": [*first.steps, *then.steps], "iterations": first.iterations + then.iterations,
         "chars_in": first.chars_in + then.chars_in, "chars_out": first.chars_out + then.chars_out,
         "cost_usd": first.cost_usd + then.cost_usd, "latency_s": round(first.latency_s + then.latency_s, 4),

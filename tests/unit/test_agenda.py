@@ -589,3 +589,14 @@ def test_a_change_named_of_what_the_customer_holds_is_not_sent_to_the_guides_by_
     assert res.outcome == "pending_confirmation" and llm.pending() == {}
     assert next(s for s in res.trace["steps"] if s["role"] == "router").get("change_of_held") is True
     engine.dispose()
+
+
+def test_a_second_request_answered_with_what_the_first_said_is_not_said_twice():
+    from chops.pipeline.agenda import joined
+    from chops.records import TurnResult
+
+    paid = TurnResult(reply="You paid $829.43 for order #T0000006.", route="system", trace={"request": "what I paid"})
+    again = TurnResult(reply="You paid $829.43 for order #T0000006.", route="system", trace={"request": "I'm NoNo"})
+    other = TurnResult(reply="Order #T0000002 is pending.", route="system", trace={"request": "status"})
+    assert joined(paid, again).reply == paid.reply and joined(paid, again).trace["requests"] == ["what I paid", "I'm NoNo"]
+    assert joined(paid, other).reply == f"{paid.reply}\n\n{other.reply}"
