@@ -147,6 +147,9 @@ RET = {"order_id": "#T0000003", "item_ids": ["k-glass-1l"], "payment_method_id":
     ("Exchange the kettle I got for the one in my other order. I don't want to cancel anything", RETURN, "exchange"),
     ("Keep my orders, I don't want to cancel anything, just the kettle's return", RETURN, None),
     ("I do not want to return it; please cancel the kettle order", RETURN, "cancel"),
+    # a condition asks for nothing: the kettle's return is its case, the mug's cancel the request
+    ("If the kettle is returned, also cancel the mug I just bought", RETURN, "cancel"),
+    ("Cancel the mug too if the kettle gets returned", RETURN, "cancel"),
     ("I don't want to return it, no cancel either", OPERATIONS["modify_pending_order_address"], None),
     ("Cancel the kettle order, and move the other one to 12 Elm St", OPERATIONS["modify_pending_order_address"], None),
     ("Cancel the kettle order, and move the other one", OPERATIONS["modify_pending_order_payment"], "cancel"),
