@@ -190,7 +190,7 @@ class Classifier:
         if self.router is None or ctx.trace.iteration != 1 or (ctx.history and asked_for_value(ctx.history[-1])):
             return None
         decision = self.router.decide(ctx.text)
-        held = decision.sure and decision.route == "guide" \
+        held = decision.sure and decision.route == "guide" and ctx.profile is not None \
             and asks_change_of_held(ctx.text, self.operations, seen_data(ctx, []))
         if held:  # the model decides
             decision = Decision(decision.route, decision.confidence, sure=False)

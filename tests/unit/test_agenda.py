@@ -600,3 +600,20 @@ def test_a_second_request_answered_with_what_the_first_said_is_not_said_twice():
     other = TurnResult(reply="Order #T0000002 is pending.", route="system", trace={"request": "status"})
     assert joined(paid, again).reply == paid.reply and joined(paid, again).trace["requests"] == ["what I paid", "I'm NoNo"]
     assert joined(paid, other).reply == f"{paid.reply}\n\n{other.reply}"
+
+
+def test_a_request_without_a_profile_is_routed_by_the_router_alone(tmp_path):
+    """No profile (a sender the pack does not know): nothing the customer holds, the router's sure guide route stands."""
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.classifier import Classifier
+    from chops.pipeline.context import TurnContext
+    from chops.pipeline.trace import Trace
+    from chops.router import Router, read_examples
+    from tests.unit.test_router import BagOfWords, examples_file
+
+    router = Router.train(read_examples(examples_file(tmp_path)), BagOfWords())
+    classifier = Classifier(ScriptedLLM(), None, "", router=router, operations=OPERATIONS)
+    trace = Trace()
+    trace.iteration = 1
+    ctx = TurnContext(nickname="t", text="how do i return the kettle and upload", profile=None, history=[], trace=trace)
+    assert classifier.classify(ctx) == "guide"
