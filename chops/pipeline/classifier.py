@@ -41,7 +41,7 @@ from chops.pipeline.prompting import messages
 from chops.pipeline.retrieval import Retriever
 from chops.pipeline.schemas import (ConversationKind, Level1Decision, Level2Decision, OneLevelDecision,
                                     SmallTalkGate)
-from chops.pipeline.walk import mentions, names_of, record_fields
+from chops.pipeline.walk import mentioned, record_fields
 from chops.records import TurnRecord
 from chops.router import Decision, Router
 
@@ -104,7 +104,7 @@ def asks_change_of_held(text: str, operations: Mapping[str, Operation], sources:
         if not op.writes or not op.named_in(text):
             continue
         fields = record_fields(sources, set(op.choice_names().values()))
-        if any(mentions(text, str(n)) for held in fields.values() for value in held.values() for n in names_of(value)):
+        if any(mentioned(list(held), held, text) for held in fields.values()):
             return True
     return False
 
@@ -190,12 +190,12 @@ class Classifier:
         if self.router is None or ctx.trace.iteration != 1 or (ctx.history and asked_for_value(ctx.history[-1])):
             return None
         decision = self.router.decide(ctx.text)
-        held = decision.sure and decision.route == "guide" and ctx.profile is not None \
+        of_held = decision.sure and decision.route == "guide" and ctx.profile is not None \
             and asks_change_of_held(ctx.text, self.operations, seen_data(ctx, []))
-        if held:  # the model decides
+        if of_held:  # the model decides
             decision = Decision(decision.route, decision.confidence, sure=False)
         ctx.trace.step("router", route=decision.route, confidence=decision.confidence, sure=decision.sure,
-                       threshold=round(self.router.threshold, 4), **({"change_of_held": True} if held else {}))
+                       threshold=round(self.router.threshold, 4), **({"change_of_held": True} if of_held else {}))
         ctx.routed = decision
         return decision.route if decision.sure else None
 

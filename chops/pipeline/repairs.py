@@ -159,7 +159,7 @@ def of_the_other(operations: Mapping[str, Operation], calls: list[tuple[str, dic
     change of the cancelled source alone (train task 78)."""
     source = only_alike(text)
     writes = [(name, args) for name, args in calls if operations[name].writes]
-    if not source or not writes or not all(any(str(v) in source for v in args.values()) for _, args in writes):
+    if not source or not writes or not all(_of_source(args, source) for _, args in writes):
         return calls
     out = []
     for name, args in calls:
@@ -176,8 +176,13 @@ def not_of_sources(steps: list[Step], text: str, step: dict[str, Any]) -> list[S
     address to be the same as order #W…", the 1.5B changed both orders' addresses, and the plan was refused with the
     cancelled one (train task 78)."""
     source = only_alike(text)
-    sourced = [s for s in steps if s.writes and any(str(v) in source for v in s.args.values())]
+    sourced = [s for s in steps if s.writes and _of_source(s.args, source)]
     if not sourced or len(sourced) == len(steps):
         return steps
     step["source_only"] = [{"operation": s.operation, "args": s.args} for s in sourced]
     return [s for s in steps if s not in sourced]
+
+
+def _of_source(args: dict[str, Any], source: set[str]) -> bool:
+    """Whether ``args`` name a record of ``source`` (the ids a request names only as the one whose value to take)."""
+    return any(str(v) in source for v in args.values())
