@@ -8,13 +8,14 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from chops.domain.operations import (CHOICES_DESCRIBED, CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH,
+from chops.domain.operations import (CHOICES_AMONG, CHOICES_DESCRIBED, CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH,
                                     CHOICES_ORIGINAL, CHOICES_PAIRED, CHOICES_RECORD, CHOICES_SAID, CHOICES_WHERE)
 
 from chops.i18n import N_
 
 from .views import UNAVAILABLE
 
+CANCEL_REASONS = (N_("no longer needed"), N_("ordered by mistake"))  # words of the catalog: a confirmation says them
 MAX_ITEMS = 50  # item ids in one request (the largest order in the data has 5 lines)
 _BARE_ORDER_ID = re.compile(r"[Ww]\d+")
 
@@ -139,7 +140,7 @@ class CancelArgs(Args):
     # The customer's reason, not the model's guess: one they did not give is asked for (``CHOICES_SAID``).
     reason: Text = Field(title=N_("the reason: no longer needed, or ordered by mistake"),
                          description="the reason: exactly 'no longer needed' or 'ordered by mistake'",
-                         json_schema_extra={CHOICES_SAID: True})
+                         json_schema_extra={CHOICES_SAID: True, CHOICES_AMONG: list(CANCEL_REASONS)})
 
 
 class AddressArgs(Args):

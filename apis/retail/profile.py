@@ -8,9 +8,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from apis.retail import tables as t
+from apis.retail.args import CANCEL_REASONS
 from apis.retail.uow import RetailUnitOfWork
 from apis.retail.views import address_text, method_view
-from apis.retail.writes import CANCEL_REASONS
 
 # What customers call the cities the shop ships to, where that is not the name: "change my LA order to my NYC address"
 # had the 1.5B read another order, the overview saying "to Los Angeles" (train task 96).

@@ -22,12 +22,10 @@ from apis.retail.reads import NotFound, own_order
 from apis.retail.uow import RetailUnitOfWork
 from apis.retail.views import customer_view, order_view
 from chops.domain.outcomes import InvalidArgument, PreconditionFailed
-from chops.i18n import N_
 
 Row = dict[str, Any]
 # (message, data[, money]): money as ``OperationResult.money`` has it, a refund positive, a charge negative.
 Reply = tuple[str, Any] | tuple[str, Any, Decimal]
-CANCEL_REASONS = (N_("no longer needed"), N_("ordered by mistake"))  # words of the catalog: a confirmation says them
 GIFT_CARD = "gift_card"
 ZERO = Decimal("0.00")
 
@@ -119,8 +117,8 @@ def cancel_pending_order(uow: RetailUnitOfWork, actor: Row, args: a.CancelArgs) 
     order = own_order(uow, actor, args.order_id)
     _need_status(order, "pending", "be cancelled")
     reason = " ".join(args.reason.split()).lower()
-    if reason not in CANCEL_REASONS:
-        raise InvalidArgument(f"The reason must be '{CANCEL_REASONS[0]}' or '{CANCEL_REASONS[1]}', "
+    if reason not in a.CANCEL_REASONS:
+        raise InvalidArgument(f"The reason must be '{a.CANCEL_REASONS[0]}' or '{a.CANCEL_REASONS[1]}', "
                               f"not {args.reason!r}.")
     paid: dict[str, Decimal] = {}
     for p in order["payments"]:

@@ -51,6 +51,9 @@ CHOICES_SAID = "choices_said"
 # "words": what names it}``. "The original payment method", "the one I paid with" name the order's own method, its
 # first payment's (``chops.pipeline.completion.original``); where the words are said, only that value is offered.
 CHOICES_ORIGINAL = "choices_original"
+# With ``CHOICES_SAID`` on an argument of no record: the values it may take (a cancel's reason). A plan the agent
+# makes without the model (``chops.pipeline.everything``) takes the one the customer's words name, else asks.
+CHOICES_AMONG = "choices_among"
 
 
 def named(word: str, text: str) -> bool:
@@ -207,6 +210,10 @@ class Operation:
         """``{argument name: its CHOICES_ORIGINAL declaration}``."""
         return {arg: dict(x[CHOICES_ORIGINAL]) for arg, x in self._extras().items()
                 if isinstance(x.get(CHOICES_ORIGINAL), dict)}
+
+    def choice_among(self) -> dict[str, tuple[str, ...]]:
+        """``{argument name: the values it may take}`` for the fields that declare ``CHOICES_AMONG``."""
+        return {arg: tuple(x[CHOICES_AMONG]) for arg, x in self._extras().items() if x.get(CHOICES_AMONG)}
 
     def choice_described(self) -> dict[str, dict[str, Any]]:
         """``{argument name: its CHOICES_DESCRIBED declaration}``."""

@@ -246,6 +246,18 @@ def record_arg(op: Operation) -> str | None:
     return next(iter(op.choice_states()), None)
 
 
+def in_state(op: Operation, sources: list[Any]) -> list[str]:
+    """The values of ``op``'s record argument that ``sources`` hold in a state it takes (``CHOICES_WHERE``: the pending
+    orders of a cancel), first seen first."""
+    arg = record_arg(op)
+    if arg is None:
+        return []
+    states = op.choice_states()[arg]
+    fields = record_fields(sources, states)
+    return [v for v in values_in(sources, op.choice_keys().get(arg, ()))
+            if all(fields[key].get(v) in allowed for key, allowed in states.items())]
+
+
 def lines_of(op: Operation, record: Any, sources: list[Any]) -> dict[str, list[str]]:
     """``{argument: its values in the record whose id is ``record``, once per line}``, for each argument of ``op``
     with values there (an order's item ids for the lines of a return)."""

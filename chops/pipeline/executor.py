@@ -36,7 +36,8 @@ from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.choices import arg_options
 from chops.pipeline.completion import named_options, still_replaced
 from chops.pipeline.demonstrations import demonstrations_section
-from chops.pipeline.fanout import fan_out
+from chops.pipeline.everything import everything
+from chops.pipeline.fanout import covered, fan_out
 from chops.pipeline.fields import asks_sum, sums_asked
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, no_swap_asked
@@ -145,11 +146,17 @@ class Executor:
         if back is not None:  # "change it back": the values its commit replaced, not the model's memory of them
             (name, args), read = back
             return self.run_plan(ctx, [(name, args)], ctx.trace.step("undo", operation=name, args=args), read)
-        choices, listed = self.offer(ctx)
-        typed = typed_ids(ctx.user_texts)
         # What earlier turns read is shown too (asking for it again is a repeat); the list grows with this
         # turn's look-ups, across its attempts.
         lookups = conversation_lookups(ctx)
+        reader = Reader(self.api, self.operations, ctx.nickname, lookups, seen_data(ctx, lookups))
+        whole = everything(self.operations, covered(ctx), ctx.request_texts, ctx.barred, reader)
+        if whole:  # "cancel or return everything I can": the plan of every record, from the data
+            step = ctx.trace.step("everything", calls=[{"operation": n, "args": a} for n, a in whole])
+            reader.note(step)
+            return self.run_plan(ctx, whole, step, lookups)
+        choices, listed = self.offer(ctx)
+        typed = typed_ids(ctx.user_texts)
         acting = False  # after a look-up already made: the next step may only act or answer
         # A question that names no change is looked up and answered: no write is offered (``kinds.only_asks``).
         asking = self.observing and only_asks(ctx.text, self.choices)

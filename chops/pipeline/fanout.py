@@ -39,7 +39,7 @@ from typing import Any
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.system import SystemApi
-from chops.pipeline.choices import lines_of, record_arg
+from chops.pipeline.choices import in_state, lines_of, record_arg
 from chops.pipeline.pairing import paired
 from chops.pipeline.completion import own_value
 from chops.pipeline.context import Step, TurnContext, asked_for_value
@@ -103,13 +103,10 @@ def _takeable(op: Operation, sources: list[Any], typed: list[str]) -> tuple[list
     """(the records of ``op``'s record argument in a state it takes, each record's names as the data lists them), or
     None where the customer typed one of the records' ids (the records are then theirs to say)."""
     arg = record_arg(op)
-    values = values_in(sources, op.choice_keys().get(arg, ()))
-    if any(v in typed for v in values):
+    if any(v in typed for v in values_in(sources, op.choice_keys().get(arg, ()))):
         return None
-    states = op.choice_states()[arg]
-    fields = record_fields(sources, {*states, *op.choice_names().values()})
-    ok = [v for v in values if all(fields[key].get(v) in allowed for key, allowed in states.items())]
-    return ok, fields.get(op.choice_names().get(arg, ""), {})
+    names = op.choice_names().get(arg, "")
+    return in_state(op, sources), record_fields(sources, {names})[names]
 
 
 def elsewhere(op: Operation, args: dict[str, Any], sources: list[Any], text: str, typed: list[str], taken: set[str],

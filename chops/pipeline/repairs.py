@@ -131,13 +131,18 @@ def _kept(ctx: TurnContext, name: str, proposed: dict[str, Any]) -> dict[str, An
     """``proposed`` with the values of the call the last turn asked the customer to complete, where this is that call
     (its operation) and the value is not one the customer typed in this message; None when nothing changes. Told the
     payment method it had asked for, the 1.5B planned the exchange afresh and chose other items (train task 0, while
-    swaps asked for it)."""
+    swaps asked for it). Where the last turn asked about several calls of that operation, the values are those of the
+    one sharing most of ``proposed``'s (two cancels asked their reason: each keeps its own order)."""
     last = ctx.history[-1] if ctx.history else None
     if last is None or not asked_for_value(last) or last.operation != name or not last.args:
         return None
+    # Of a plan of several such calls ("cancel or return everything"), the one this is: the most values shared.
+    asked = [x["args"] for s in (last.trace or {}).get("steps", []) for x in s.get("steps") or []
+             if isinstance(x, dict) and x.get("operation") == name and x.get("args")]
+    base = max([last.args, *asked], key=lambda a: sum(v is not None and a.get(k) == v for k, v in proposed.items()))
     def typed(value: Any) -> bool:
         return isinstance(value, str) and bool(token_spans(value, ctx.text, ignore_case=True))
-    out = {k: v if last.args.get(k) is None or typed(v) else last.args[k] for k, v in proposed.items()}
+    out = {k: v if base.get(k) is None or typed(v) else base[k] for k, v in proposed.items()}
     return out if out != proposed else None
 
 

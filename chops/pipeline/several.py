@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 QUANTIFIERS = ("all", "every", "each", "both")  # before a noun: "all my orders", "both t-shirts"
-EVERY = (*QUANTIFIERS, "everything", "whole", "entire")
+EVERY = (*QUANTIFIERS, "everything", "whatever", "whole", "entire")
 EVERY_ZH = ("全部", "所有")
 COUNTS = ("two", "three")  # "it's two laptops"
 ALL_BUT = ("rest", "except", "other than", "apart from", "besides", "other", "another")  # "everything but the lamp"
