@@ -80,8 +80,9 @@ OWN_ADDRESS_CHANGED = ("address on my account to ", "address on file to ", "acco
 RECEIVED = ("received", "receiving", "got", "arrived", "it came", "they came", "delivered", "收到", "到货")
 # How else customers name a return or a cancel (``Operation.called``): "I'd like to send them back" was proposed as an
 # exchange for other earbuds, no check seeing that a return was asked for (our own conversations: eval/cases).
-SENDING_BACK = ("send back", "send it back", "send them back", "send these back", "send those back", "ship it back",
-                "ship them back", "give back", "give it back", "give them back", "退货", "退回", "退掉")
+SENDING_BACK = ("send back", "send it back", "send them back", "send these back", "send those back", "sending back",
+                "sending it back", "sending them back", "ship it back", "ship them back", "give back", "give it back",
+                "give them back", "going back", "goes back", "退货", "退回", "退掉")
 CALLING_OFF = ("call off", "取消")
 
 

@@ -44,11 +44,19 @@ from chops.pipeline.walk import (counted, holding, lines_in, mentioned, mentions
 Options = tuple[tuple[str, str, tuple[str, ...], EachOf | tuple[()]], ...]
 
 
+# A token of digits and the marks between numbers: a count, a range, a time, a size ("1000", "30-50", "10:30", "2.5").
+_NUMBERS = re.compile(r"\d+(?:[-./:x]\d+)*")
+
+
 def _may_be(typed: str, values: list[str]) -> bool:
-    """Whether the token the customer ``typed`` may be one of the kind of ``values``: a bare number only where some
-    value is a number of its length ("1000 more pieces" is no item id of ten digits, nor an order id "#W…": the 1.5B
-    wrote "1000" as both new items of a camera's exchange, train task 98)."""
-    return not typed.isdigit() or any(v.isdigit() and len(v) == len(typed) for v in values)
+    """Whether the token the customer ``typed`` may be one of the kind of ``values``: a number, or numbers joined by
+    a mark, only where some value has its shape (its digits as digits): "1000 more pieces" is no item id of ten
+    digits, nor an order id "#W…" (the 1.5B wrote "1000" as both new items of a camera's exchange, train task 98);
+    "the same 30-50 lb weight range" is no item id either (it wrote "30-50" as the new item twice, our own
+    conversations)."""
+    def shape(token: str) -> str:
+        return re.sub(r"\d", "0", token)
+    return not _NUMBERS.fullmatch(typed) or any(shape(v) == shape(typed) for v in values)
 
 
 def arg_options(operations: Iterable[Operation], sources: Iterable[Any], typed: Iterable[str] = (),

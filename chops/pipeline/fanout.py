@@ -46,7 +46,8 @@ from chops.pipeline.context import Step, TurnContext, asked_for_value
 from chops.pipeline.each import asked_to_change
 from chops.pipeline.lookups import Reader
 from chops.pipeline.several import COUNTS, EVERY_ZH, QUANTIFIERS, pattern
-from chops.pipeline.walk import mentioned, mentions, names_of, record_fields, stems, typed_ids, values_in
+from chops.pipeline.states import in_named_states
+from chops.pipeline.walk import SENTENCE, mentioned, mentions, names_of, record_fields, stems, typed_ids, values_in
 
 _QUANTIFIER = pattern((*QUANTIFIERS, *COUNTS), (*EVERY_ZH, "每", "两"))
 _NOT_QUANTIFYING = re.compile(r"\b(?:all right|that'?s all|that is all|at all|all set|after all|all good)\b",
@@ -99,6 +100,32 @@ def quantified_records(op: Operation, sources: list[Any], text: str, typed: list
     return mentioned(ok, held, text) or ok
 
 
+# What the customer says to leave as it is: "my pending order can stay where it is", "keep my pending order".
+_LEFT = re.compile(r"\b(?:not|never|keep|stay|stays|leave|as it is)\b|n't", re.IGNORECASE)
+
+
+def by_state(op: Operation, sources: list[Any], text: str, typed: list[str]) -> list[str]:
+    """The records of ``op``'s record argument that ``text`` names by a state ``op`` takes and the record's noun, in a
+    clause asking for ``op`` (``Operation.asked_in``) and saying nothing is to stay: "my pending order", where exactly
+    one is in that state; "my pending orders", every one. [] otherwise, or where a record's id is typed. Told "send my
+    pending order there, and make it my default address as well", the 1.5B changed the default address alone (our own
+    conversations)."""
+    arg = record_arg(op)
+    found = _takeable(op, sources, typed)
+    if found is None:
+        return []
+    noun = arg.removesuffix("_id").replace("_", " ")
+    for clause in re.split(r"[,;]|\band\b|" + SENTENCE.pattern, text):
+        for state in {s.split(" (")[0] for states in op.choice_states()[arg].values() for s in states}:
+            said = re.search(rf"\b{re.escape(state)}\s+{re.escape(noun)}(?P<many>s)?\b", clause, re.IGNORECASE)
+            if said is None or not op.asked_in([clause]) or _LEFT.search(clause):
+                continue
+            held = in_named_states(op, arg, found[0], sources, clause)
+            if said["many"] or len(held) == 1:
+                return held
+    return []
+
+
 def _takeable(op: Operation, sources: list[Any], typed: list[str]) -> tuple[list[str], dict[str, Any]] | None:
     """(the records of ``op``'s record argument in a state it takes, each record's names as the data lists them), or
     None where the customer typed one of the records' ids (the records are then theirs to say)."""
@@ -146,7 +173,8 @@ def siblings(operations: Mapping[str, Operation], s: Step, sources: list[Any], t
         if not other.writes or arg is None or set(other.arg_names()) != {*op.arg_names(), arg}:
             continue
         taken = {str(t.args.get(arg)) for t in planned if t.operation == other.name}
-        for record in [v for v in quantified_records(other, sources, text, typed) if v not in taken]:
+        records = quantified_records(other, sources, text, typed) or by_state(other, sources, text, typed)
+        for record in [v for v in records if v not in taken]:
             if len(out) >= room:
                 break
             args = {**s.args, arg: record}

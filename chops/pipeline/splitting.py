@@ -62,7 +62,9 @@ def split(llm: LLM, text: str, trace: Trace, operations: Iterable[Operation] = (
     kept = _with_lost(parts, text)
     if kept != parts:
         step["lost"] = sorted(set(typed_ids([text])) - set(typed_ids(parts)))
-    return _elliptic(_with_topic(_gapped(kept, list(operations)), text), text)
+    operations = list(operations)
+    kept = _with_kinds(kept, text, operations)
+    return _elliptic(_with_topic(_gapped(kept, operations), text), text)
 
 
 def _placed(parts: list[str], text: str) -> tuple[list[str], list[int]]:
@@ -104,6 +106,22 @@ def _with_lost(parts: list[str], text: str) -> list[str]:
             if before:
                 n = max(before, key=lambda k: places[k])
                 out[n] = f"{out[n].rstrip()} {sentence}"
+    return out
+
+
+def _with_kinds(parts: list[str], text: str, operations: list[Operation]) -> list[str]:
+    """``parts`` with each sentence of ``text`` that names a kind of write (``Operation.named_in``) no part names
+    joined to the part sharing most of its words (``walk.words_of``; before it, where the sentence comes first): "And
+    the yoga mat I received is going back; put its refund on my gift card." was split as "Put the refund on my gift
+    card for the yoga mat.", and the 1.5B changed the delivered order's payment method (our own conversations)."""
+    sentences, places = _placed(parts, text)
+    out = list(parts)
+    for i, sentence in enumerate(sentences):
+        if not any(op.writes and op.named_in(sentence) and not any(op.named_in(p) for p in out) for op in operations):
+            continue
+        n = max(range(len(out)), key=lambda k: len(words_of(out[k]) & words_of(sentence)))
+        if words_of(out[n]) & words_of(sentence):
+            out[n] = f"{sentence} {out[n]}" if i < places[n] else f"{out[n].rstrip()} {sentence}"
     return out
 
 

@@ -617,3 +617,16 @@ def test_a_request_without_a_profile_is_routed_by_the_router_alone(tmp_path):
     trace.iteration = 1
     ctx = TurnContext(nickname="t", text="how do i return the kettle and upload", profile=None, history=[], trace=trace)
     assert classifier.classify(ctx) == "guide"
+
+
+def test_a_sentence_naming_a_kind_of_write_no_split_request_names_joins_the_request_it_shares_most_with():
+    from apis.retail.registry import OPERATIONS
+    from chops.pipeline.splitting import _with_kinds
+    message = ("Two things. Please cancel the order with the chair, I don't need it. And the kettle I received is "
+               "going back; put its refund on my gift card.")
+    parts = ["Cancel the order with the chair, I don't need it.", "Put the refund on my gift card for the kettle."]
+    operations = list(OPERATIONS.values())
+    assert _with_kinds(parts, message, operations) == [
+        parts[0], "And the kettle I received is going back; Put the refund on my gift card for the kettle."]
+    kept = ["Cancel the order with the chair.", "Return the kettle I received to my gift card."]
+    assert _with_kinds(kept, message, operations) == kept  # every kind named is a request's

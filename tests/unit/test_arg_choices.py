@@ -777,3 +777,17 @@ def test_the_order_to_read_is_the_one_named_by_its_place_among_the_customers():
                               ("the grill from my last order", ("#W1000001",)),  # the names said first
                               ("where is my order?", ("#W1000001", "#W1000002", "#W1000003"))]:
         assert options_of_read(offered, profile, message) == expected, message
+
+
+@pytest.mark.parametrize("typed, values, expected", [
+    ("30-50", ["7233192239", "6171242004"], False),  # a weight range is no item id
+    ("1000", ["7233192239"], False),  # nor a count
+    ("10:30", ["#W1090976"], False),
+    ("4107812777", ["7233192239"], True),  # an item id typed
+    ("#W1090976", ["#W1090976", "#W2000000"], True),
+    ("12-34", ["12-34"], True),  # a value of that very shape
+    ("gift_card_12", ["gift_card_99"], True),  # not made of numbers alone
+])
+def test_a_typed_number_is_offered_only_where_a_value_has_its_shape(typed, values, expected):
+    from chops.pipeline.choices import _may_be
+    assert _may_be(typed, values) is expected

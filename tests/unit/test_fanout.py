@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from apis.retail.registry import OPERATIONS
-from chops.pipeline.fanout import elsewhere, quantified
+from chops.pipeline.fanout import by_state, elsewhere, quantified
+from chops.pipeline.walk import typed_ids
 from tests.unit.pipeline_support import call, to_system, verdict
 from tests.unit.retail_support import MIA, order
 from tests.unit.test_lookup_confirm import YES
@@ -200,3 +201,23 @@ def test_a_write_another_records_added_write_takes_every_product_of_is_left_out(
         ("#T0000003", ["k-glass-1l", "s-silk-red"])]
     assert loader.export(engine) == before and llm.pending() == {}
     engine.dispose()
+
+
+ADDRESS = OPERATIONS["modify_pending_order_address"]
+OPEN = {"user_id": "mia", "orders": ["#T0000031", "#T0000032", "#T0000033"], "statuses": [
+    _delivered("#T0000031", "Kite"), _delivered("#T0000032", "Tent", status="pending"),
+    _delivered("#T0000033", "Hammock", status="cancelled")]}
+TWO_OPEN = {**OPEN, "statuses": [*OPEN["statuses"], _delivered("#T0000034", "Lamp", status="pending (item modified)")]}
+
+
+@pytest.mark.parametrize("held, text, expected", [
+    (OPEN, "Please send my pending order there, and make it my default address as well.", ["#T0000032"]),
+    (OPEN, "New default address please; ship my pending order to it too", ["#T0000032"]),
+    (TWO_OPEN, "Send my pending orders there and update my default address", ["#T0000032", "#T0000034"]),
+    (TWO_OPEN, "Send my pending order there too", []),  # two are pending: which one is the customer's to say
+    (OPEN, "Change my default address; my pending order can stay where it is", []),
+    (OPEN, "Change my default address. My pending order should go to the old one", []),  # no address change asked
+    (OPEN, "Send my pending order #T0000032 there too", []),  # an id typed
+])
+def test_a_record_named_by_its_state_is_the_one_in_it(held, text, expected):
+    assert by_state(ADDRESS, [held], text, typed_ids([text])) == expected
