@@ -42,6 +42,14 @@ _EVERY = re.compile(rf"\b(?:the rest|(?:everything|anything|whatever|all(?: of)?
                     r"and)\b))", re.IGNORECASE)
 
 
+def _line_args(op: Operation) -> list[str]:
+    """The arguments of ``op`` that list its record's lines (a return's item ids): lists whose values the look-ups
+    give, other than the record's own values."""
+    fields = {field.alias or name: field for name, field in op.args_model.model_fields.items()}
+    return [k for k in op.choice_keys() if k != record_arg(op) and k not in op.choice_original()
+            and k in fields and get_origin(fields[k].annotation) is list]
+
+
 def takes_everything(op: Operation) -> bool:
     """Whether a plan of every record can make ``op`` without the model: a write of a record in some state whose other
     arguments are that record's lines, its own values, values among the pack's (``CHOICES_AMONG``) or optional; no
@@ -49,13 +57,9 @@ def takes_everything(op: Operation) -> bool:
     arg = record_arg(op)
     if not op.writes or arg is None or op.choice_pairs():
         return False
-    keys, original, among = op.choice_keys(), op.choice_original(), op.choice_among()
-    for name, field in op.args_model.model_fields.items():
-        key = field.alias or name
-        lines = key in keys and get_origin(field.annotation) is list
-        if key != arg and not lines and key not in original and key not in among and field.is_required():
-            return False
-    return True
+    given = {arg, *_line_args(op), *op.choice_original(), *op.choice_among()}
+    return all((field.alias or name) in given or not field.is_required()
+               for name, field in op.args_model.model_fields.items())
 
 
 def asked_everything(operations: Iterable[Operation], text: str) -> list[Operation]:
@@ -95,12 +99,13 @@ def everything(operations: Mapping[str, Operation], text: str, texts: list[str],
     calls: list[tuple[str, dict[str, Any]]] = []
     taken: set[str] = set()
     for op in named:
+        among = _named_among(op, read.sources, texts)  # the same for every record
         for record in in_state(op, read.sources):
             if record in taken or len(calls) >= MAX_PLAN_STEPS:
                 continue
-            args = _args(op, record, text, texts, read)
+            args = _args(op, record, text, read)
             if args is not None:
-                calls.append((op.name, args))
+                calls.append((op.name, {**args, **among}))
                 taken.add(record)
     # A value nobody named is asked for first, the plan waiting for it: asked beside the rest described, a yes
     # would commit the rest alone.
@@ -109,29 +114,35 @@ def everything(operations: Mapping[str, Operation], text: str, texts: list[str],
     return unsaid or calls
 
 
-def _args(op: Operation, record: str, text: str, texts: list[str], read: Reader) -> dict[str, Any] | None:
-    """``op``'s arguments for ``record``: every line but those kept, its own values, a value named among the pack's;
+def _named_among(op: Operation, sources: list[Any], texts: list[str]) -> dict[str, str | None]:
+    """Each ``CHOICES_AMONG`` argument of ``op``: the one of its values the customer's ``texts`` name
+    (``completion.unnamed``), or None where they name none or several (it is asked for)."""
+    out: dict[str, str | None] = {}
+    for key, values in op.choice_among().items():
+        said = [v for v in values if not unnamed(op, {key: v}, sources, texts)]
+        out[key] = said[0] if len(said) == 1 else None
+    return out
+
+
+def _args(op: Operation, record: str, text: str, read: Reader) -> dict[str, Any] | None:
+    """``op``'s arguments for ``record`` but the values among the pack's: every line but those kept, its own values;
     None where nothing of it is to change."""
-    arg = record_arg(op)
-    names = op.choice_names()
-    listed = [k for k in op.choice_keys() if k != arg and k in names and k not in op.choice_original()]
+    arg, names, listed = record_arg(op), op.choice_names(), _line_args(op)
     if any(key not in lines_of(op, record, read.sources) for key in listed):  # its lines are not known yet
         read.record(op, arg, record)
     sources = read.sources
-    whole = names_of(record_fields(sources, {names[arg]})[names[arg]].get(record)) if arg in names else []
+    lines = lines_of(op, record, sources)
+    fields = record_fields(sources, {names[k] for k in (arg, *listed) if k in names})
     args: dict[str, Any] = {arg: record}
     for key in listed:
-        held = record_fields(sources, {names[key]})[names[key]]
-        lines = lines_of(op, record, sources).get(key, [])
-        out = kept(text, {str(n) for line in lines for n in names_of(held.get(line))})
-        args[key] = [line for line in lines if not {str(n) for n in names_of(held.get(line))} & out]
+        held = fields.get(names.get(key, ""), {})
+        out = kept(text, {str(n) for line in lines.get(key, []) for n in names_of(held.get(line))})
+        args[key] = [line for line in lines.get(key, []) if not {str(n) for n in names_of(held.get(line))} & out]
         if not args[key]:
             return None
+    whole = names_of(fields[names[arg]].get(record)) if arg in names else []
     if not listed and kept(text, map(str, whole)):  # a whole record holding what the customer keeps
         return None
     for key in op.choice_original():
         args[key] = own_value(op, key, record, sources)
-    for key, values in op.choice_among().items():
-        said = [v for v in values if not unnamed(op, {key: v}, sources, texts)]
-        args[key] = said[0] if len(said) == 1 else None
     return args
