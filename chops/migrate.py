@@ -2,8 +2,10 @@
 
 One history per ``MetaData``, each with a version table of its own so that they never interfere: the
 agent's tables (``chops/migrations``, ``chops_alembic_version``) and each domain pack's (the pack's
-``migrations`` directory, ``<pack>_alembic_version``). Alembic runs in process on the caller's engine:
-no ``alembic.ini``, no environment variables; every history's ``env.py`` calls ``run_env``.
+``migrations`` directory, ``<pack>_alembic_version``). A history's directory holds only its revisions
+(``versions/``): the Alembic environment (``env.py``, which calls ``run_env``, and the ``script.py.mako`` new
+revisions are written from) is one for all, ``ENVIRONMENT``. Alembic runs in process on the caller's engine:
+no ``alembic.ini``, no environment variables.
 
 The first revision of every history is its *baseline*: the schema as it was when migrations came. It
 creates only the tables that are missing, so on a database made before (tables present, no version
@@ -45,7 +47,7 @@ class History:
 
     name: str  # "chops" (the agent's), else the pack's name
     metadata: sa.MetaData
-    directory: Path | None  # env.py, script.py.mako, versions/; None: the tables are only ever created
+    directory: Path | None  # its versions/ folder's parent; None: the tables are only ever created
 
     @property
     def version_table(self) -> str:
@@ -53,7 +55,10 @@ class History:
         return f"{self.name}_alembic_version"
 
 
-AGENT = History("chops", tables.metadata, Path(__file__).resolve().with_name("migrations"))
+# The Alembic environment every history runs in (env.py, script.py.mako): the same for the agent's and each pack's,
+# so a pack ships only its revisions (migrations/versions/).
+ENVIRONMENT = Path(__file__).resolve().with_name("migrations")
+AGENT = History("chops", tables.metadata, ENVIRONMENT)
 
 
 def histories(pack) -> tuple[History, History]:
@@ -73,7 +78,10 @@ def alembic_config(history: History, connection: sa.Connection | None = None) ->
     if history.directory is None:
         raise ValueError(f"{history.name} has no migrations")
     cfg = Config()
-    cfg.set_main_option("script_location", str(history.directory))
+    cfg.set_main_option("script_location", str(ENVIRONMENT))
+    # The history's own revisions, wherever its pack lives; a new revision is written there too.
+    cfg.set_main_option("path_separator", "os")
+    cfg.set_main_option("version_locations", str(history.directory / "versions"))
     cfg.set_main_option("file_template", FILE_TEMPLATE)
     cfg.attributes["history"] = history
     cfg.attributes["connection"] = connection
@@ -140,7 +148,8 @@ def _tidy_revision(context, revision, directives) -> None:  # noqa: ANN001 - Ale
 
 
 def run_env() -> None:
-    """The body of every history's ``env.py``: run what Alembic asks on the connection it was given."""
+    """The body of the shared ``env.py``: run what Alembic asks on the connection it was given, for the history
+    it was given."""
     from alembic import context
 
     history: History = context.config.attributes["history"]

@@ -7,29 +7,9 @@ order fields the writes add are absent (or null) until set.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
-
-CENT = Decimal("0.01")
-
-
-def to_cents(value: Any) -> Decimal:
-    """An amount as a ``Decimal`` to the cent. Floats go through their shortest repr (``536.65``, not the
-    binary expansion); more decimals are rounded half up (tau2 writes float noise such as 30.709999999999994)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
-        raise ValueError(f"not an amount: {value!r}")
-    return Decimal(repr(value) if isinstance(value, float) else str(value)).quantize(CENT, ROUND_HALF_UP)
-
-
-Amount = Annotated[Decimal, BeforeValidator(to_cents)]
-
-
-class Strict(BaseModel):
-    """Unknown keys are an error: a field this pack does not store would be lost on export."""
-
-    model_config = ConfigDict(extra="forbid")
+from chops.domain.document import Amount, Strict
 
 
 class Variant(Strict):

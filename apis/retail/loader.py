@@ -7,9 +7,8 @@ rows); ``export`` reads them back into exactly db.json's shape, adding an order'
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -17,8 +16,8 @@ from apis.retail import tables as t
 from apis.retail.db import init_schema
 from apis.retail.document import Document
 from apis.retail.views import money
-
-BATCH = 2000  # rows per executemany
+from chops.domain import document as kit
+from chops.domain.document import grouped, name_key
 
 
 def create_schema(engine: sa.Engine) -> None:
@@ -27,19 +26,9 @@ def create_schema(engine: sa.Engine) -> None:
     init_schema(engine)
 
 
-def document_path(directory: Path) -> Path:
-    """``DIR/database/db.json`` or else ``DIR/db.json`` (``FileNotFoundError`` when neither exists)."""
-    directory = Path(directory)
-    for path in (directory / "database" / "db.json", directory / "db.json"):
-        if path.is_file():
-            return path
-    raise FileNotFoundError(f"no db.json in {directory} or {directory / 'database'}; DIR must be the retail data "
-                            "folder (tau2-retail) or its database folder")
-
-
 def read_document(directory: Path) -> Document:
     """The checked document of ``directory`` (``ValueError``/``ValidationError`` when malformed)."""
-    doc = Document.model_validate_json(document_path(directory).read_bytes())
+    doc = Document.model_validate_json(kit.document_path(directory, "retail (tau2-retail)").read_bytes())
     doc.check()
     return doc
 
@@ -85,55 +74,24 @@ def document_rows(doc: Document) -> dict[sa.Table, list[dict[str, Any]]]:
     return rows
 
 
-def name_key(first_name: str, last_name: str) -> str:
-    """The indexed form of a customer's full name: "first last", lower-cased, single spaces."""
-    return " ".join(f"{first_name} {last_name}".split()).lower()
-
-
 def replace_rows(engine: sa.Engine, doc: Document, *, progress: bool = False) -> dict[str, int]:
-    """Create the schema if needed, then in ONE transaction delete every ``retail_*`` row and insert
-    ``doc``'s. Returns the row count per table."""
-    from tqdm import tqdm
-
-    create_schema(engine)
-    rows = document_rows(doc)
-    with engine.begin() as conn, tqdm(total=sum(map(len, rows.values())), unit="row", disable=not progress,
-                                      desc="loading") as bar:
-        for table in reversed(t.TABLES):  # children first: the foreign keys hold throughout
-            conn.execute(table.delete())
-        for table in t.TABLES:
-            for batch in _batches(rows[table]):
-                conn.execute(table.insert(), batch)
-                bar.update(len(batch))
-    return {table.name: len(rows[table]) for table in t.TABLES}
-
-
-def _batches(rows: list[dict[str, Any]]) -> Iterable[list[dict[str, Any]]]:
-    for i in range(0, len(rows), BATCH):
-        yield rows[i:i + BATCH]
+    """Create the schema if needed, then in ONE transaction replace every ``retail_*`` row with ``doc``'s
+    (``chops.domain.document.replace_rows``). Returns the row count per table."""
+    return kit.replace_rows(engine, t.TABLES, document_rows(doc), create_schema=create_schema, progress=progress)
 
 
 def load(engine: sa.Engine, directory: Path, *, progress: bool = False) -> dict[str, int]:
-    """Replace the shop's rows with the ``db.json`` of ``directory`` (see ``document_path``)."""
+    """Replace the shop's rows with the ``db.json`` of ``directory`` (``chops.domain.document.document_path``)."""
     return replace_rows(engine, read_document(directory), progress=progress)
 
 
 def export(engine: sa.Engine) -> dict[str, Any]:
     """The whole shop as db.json's document, lists and mappings in their loaded (or written) order."""
     with engine.connect() as conn:
-        def rows(table: sa.Table, *order: str) -> list[dict[str, Any]]:
-            return [dict(r._mapping) for r in conn.execute(sa.select(table).order_by(*(table.c[c] for c in order)))]
-
-        return _document(rows)
+        return _document(kit.row_reader(conn))
 
 
 def _document(rows: Any) -> dict[str, Any]:
-    def grouped(items: list[dict[str, Any]], *key: str) -> dict[Any, list[dict[str, Any]]]:
-        out: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-        for r in items:
-            out[r[key[0]] if len(key) == 1 else tuple(r[k] for k in key)].append(r)
-        return out
-
     variants = grouped(rows(t.variant, "product_id", "seq"), "product_id")
     products = {p["product_id"]: {"name": p["name"], "product_id": p["product_id"], "variants": {
         v["item_id"]: {"item_id": v["item_id"], "options": v["options"], "available": bool(v["available"]),

@@ -1,59 +1,18 @@
-"""SQL repositories of the shop over one Core connection (bound parameters only). Reads in a write unit of
-work lock the rows they return (MySQL ``SELECT ... FOR UPDATE``; SQLite's ``BEGIN IMMEDIATE`` already holds the
-database). Every write records its row-level ``Change``s in the unit of work: one per changed field of an
-update, one per inserted row; money in them is a float to the cent.
+"""SQL repositories of the shop over one Core connection (``chops.domain.repository.SqlRepository``: bound
+parameters only, reads that lock in a write unit of work, every write recorded as row-level ``Change``s).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from decimal import Decimal
-from typing import Any
 
 import sqlalchemy as sa
 
 from apis.retail import tables as t
 from apis.retail.views import address_view
 from chops.domain.outcomes import Change
-
-Row = dict[str, Any]
-NAME_CHUNK = 400  # names per IN list: under SQLite's old 999-parameter limit
-
-
-def shown(value: Any) -> Any:
-    """A value as a ``Change`` shows it: amounts as floats (JSON numbers), the rest as they are."""
-    return float(value) if isinstance(value, Decimal) else value
-
-
-class _Repo:
-    def __init__(self, conn: sa.Connection, changes: list[Change], lock: bool):
-        self.conn, self.changes, self.lock = conn, changes, lock
-
-    def _rows(self, stmt: sa.Select, *, lock: bool = False) -> list[Row]:
-        if lock and self.lock:
-            stmt = stmt.with_for_update()
-        return [dict(r._mapping) for r in self.conn.execute(stmt)]
-
-    def _one(self, stmt: sa.Select, *, lock: bool = False) -> Row | None:
-        rows = self._rows(stmt, lock=lock)
-        return rows[0] if rows else None
-
-    def _update(self, table: sa.Table, key: Row, row: Row, values: Row) -> None:
-        """Set ``values`` on the row ``key`` (``row``: its current values, updated in place); only the fields
-        that differ are written and recorded."""
-        changed = {k: v for k, v in values.items() if row[k] != v}
-        if not changed:
-            return
-        where = [table.c[k] == v for k, v in key.items()]
-        self.conn.execute(table.update().where(*where).values(changed))
-        self.changes += [Change(table=table.name, key=key, field=k, before=shown(row[k]), after=shown(v))
-                         for k, v in changed.items()]
-        row.update(changed)
-
-    def _insert(self, table: sa.Table, key_fields: tuple[str, ...], values: Row) -> None:
-        self.conn.execute(table.insert().values(values))
-        self.changes.append(Change(table=table.name, key={k: values[k] for k in key_fields},
-                                   after={k: shown(v) for k, v in values.items()}))
+from chops.domain.repository import Row, SqlRepository
 
 
 def named_query(keys: Collection[str]) -> sa.Select:
@@ -62,7 +21,7 @@ def named_query(keys: Collection[str]) -> sa.Select:
     return sa.select(c.c.user_id, c.c.first_name, c.c.last_name).where(c.c.name_key.in_(list(keys)))
 
 
-class CustomerRepository(_Repo):
+class CustomerRepository(SqlRepository):
     """Customers (``retail_customer``)."""
 
     def get(self, user_id: str) -> Row | None:
@@ -72,18 +31,14 @@ class CustomerRepository(_Repo):
     def named(self, keys: Collection[str]) -> list[Row]:
         """``user_id``, ``first_name``, ``last_name`` of the customers whose ``name_key`` is one of ``keys``
         (lower-cased "first last"): indexed ``IN`` lookups in chunks, never a scan."""
-        keys = sorted(set(keys))
-        found: dict[str, Row] = {}
-        for i in range(0, len(keys), NAME_CHUNK):
-            found.update((r["user_id"], r) for r in self._rows(named_query(keys[i:i + NAME_CHUNK])))
-        return [found[k] for k in sorted(found)]
+        return self._in_chunks(named_query, keys, "user_id")
 
     def set_address(self, customer: Row, address: Row) -> None:
         """Replace the customer's default address."""
         self._update(t.customer, {"user_id": customer["user_id"]}, customer, address)
 
 
-class PaymentMethodRepository(_Repo):
+class PaymentMethodRepository(SqlRepository):
     """Customers' payment methods (``retail_payment_method``)."""
 
     def of_customer(self, user_id: str) -> list[Row]:
@@ -103,7 +58,7 @@ class PaymentMethodRepository(_Repo):
         self._update(t.payment_method, key, method, {"balance": balance})
 
 
-class ProductRepository(_Repo):
+class ProductRepository(SqlRepository):
     """Products and their variants (public: no customer owns them)."""
 
     def types(self) -> list[Row]:
@@ -126,7 +81,7 @@ class ProductRepository(_Repo):
         return self._one(stmt, lock=True)
 
 
-class OrderRepository(_Repo):
+class OrderRepository(SqlRepository):
     """Orders with their items, payment history, fulfilments and requested item lists."""
 
     def ids_of(self, user_id: str) -> list[str]:

@@ -39,7 +39,8 @@ class Change(BaseModel):
 
     An update is one ``Change`` per changed field (``field`` set, ``before`` -> ``after``).
     An insert is ONE ``Change`` with ``field=None``, ``before=None`` and ``after`` = the whole new
-    row as a dict (``key`` holds its primary key).
+    row as a dict (``key`` holds its primary key); a delete is ONE with ``field=None``, ``before`` = the
+    whole row deleted and ``after=None``.
     """
 
     table: str
@@ -49,10 +50,12 @@ class Change(BaseModel):
     after: Any = None
 
     def effect(self) -> str:
-        """The CPHOS ``expected_effect`` notation: ``t[id=1].f=v`` or ``t+{f=v,...}``."""
+        """The CPHOS ``expected_effect`` notation: ``t[id=1].f=v``, ``t+{f=v,...}`` (an insert) or ``t-{f=v,...}``
+        (a delete)."""
         if self.field is None:
-            inner = ",".join(f"{k}={v}" for k, v in (self.after or {}).items())
-            return f"{self.table}+{{{inner}}}"
+            deleted = self.after is None and self.before is not None
+            inner = ",".join(f"{k}={v}" for k, v in ((self.before if deleted else self.after) or {}).items())
+            return f"{self.table}{'-' if deleted else '+'}{{{inner}}}"
         keys = ",".join(f"{k}={v}" for k, v in self.key.items())
         return f"{self.table}[{keys}].{self.field}={self.after}"
 

@@ -42,8 +42,9 @@ class DomainPack(Protocol):
     # only. Ship it as package data.
     locale: Path | None
     metadata: sa.MetaData  # the pack's own tables (never the agent's ``chops_*``)
-    # The directory of the tables' Alembic history (env.py, script.py.mako, versions/; first revision: the
-    # baseline), ship it as package data. None: the tables are created when missing and never altered.
+    # The directory of the tables' Alembic history: its versions/ folder of revisions (first: the baseline; the
+    # environment they run in is the agent's, ``chops.migrate.ENVIRONMENT``), shipped as package data. None: the
+    # tables are created when missing and never altered.
     migrations: Path | None
 
     def api(self, engine: sa.Engine) -> SystemApi:

@@ -120,5 +120,5 @@ def test_revision_cli_says_when_nothing_differs(tmp_path, monkeypatch):
     monkeypatch.setattr(cphos, "migrations", tmp_path / "migrations")
     result = CliRunner().invoke(main, ["db", "revision", "cphos", "-m", "nothing"])
     assert result.exit_code == 1 and "the cphos tables and their migrations agree" in result.output
-    result = CliRunner().invoke(main, ["db", "revision", "airline", "-m", "x"])
-    assert result.exit_code == 1 and "no domain pack 'airline'" in result.output
+    result = CliRunner().invoke(main, ["db", "revision", "bakery", "-m", "x"])
+    assert result.exit_code == 1 and "no domain pack 'bakery'" in result.output

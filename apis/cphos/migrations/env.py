@@ -1,6 +1,0 @@
-"""Alembic's entry to this history: ``chops.migrate`` passes the connection and the history (never run
-the ``alembic`` tool on its own: ``chops db upgrade`` and ``chops db revision`` do it)."""
-
-from chops.migrate import run_env
-
-run_env()
