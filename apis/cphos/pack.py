@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -46,6 +47,14 @@ class CphosPack:
     def export(self, engine: sa.Engine) -> dict:
         """Not offered: the CPHOS dump is a set of SQL tables, not one JSON document."""
         raise NotImplementedError("the cphos pack does not export its state")
+
+    def policy_path(self) -> None:
+        """None: CPHOS answers from its guide PDFs (the deployment's guides folder)."""
+        return None
+
+    def now(self) -> datetime:
+        """The wall clock."""
+        return datetime.now()
 
 
 pack = CphosPack()

@@ -1,24 +1,22 @@
 """``Api``: the only doorway to the CPHOS system of record.
 
 The shared machinery (order of checks, dry runs, idempotency keys, audit rows, all-or-nothing plans)
-is ``chops.domain.runner.PlanRunner``; what is CPHOS's own is who acts: the acting member comes from the
+is ``chops.domain.api.PackApi``; what is CPHOS's own is who acts: the acting member comes from the
 caller's nickname (``not_in_system``), a member still pending approval may only complete their own
 application, and admin-only operations need an admin.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from typing import Any, Callable
-
-import sqlalchemy as sa
+from collections.abc import Collection
+from typing import Any
 
 from apis.cphos.profile import Profile, load_profile
 from apis.cphos.registry import OPERATIONS
 from apis.cphos.uow import AbstractUnitOfWork, SqlUnitOfWork
+from chops.domain.api import PackApi
 from chops.domain.operations import Operation
-from chops.domain.outcomes import NotInSystem, OperationResult, PermissionDenied, PlanResult, PreconditionFailed
-from chops.domain.runner import PlanRunner
+from chops.domain.outcomes import NotInSystem, PermissionDenied, PreconditionFailed
 
 APPROVAL_OPERATION = "VerifyTeacherUserToBeSupTeacher"
 
@@ -51,15 +49,19 @@ def _authorize(uow: AbstractUnitOfWork, actor: dict[str, Any], op: Operation) ->
         raise PermissionDenied(f"Only an admin may use {op.name}.")
 
 
-class Api:
+class Api(PackApi):
     """Calls operations as a given member and reads their profile (``chops.domain.system.SystemApi``)."""
 
     operations = OPERATIONS  # the registry the agent reads
+    unit_of_work = SqlUnitOfWork
 
-    def __init__(self, engine: sa.Engine, *, uow_factory: Callable[[bool], AbstractUnitOfWork] | None = None):
-        self.engine = engine
-        self._uow = uow_factory or (lambda write: SqlUnitOfWork(engine, write=write))
-        self._runner = PlanRunner(OPERATIONS, self._uow, resolve=_acting, authorize=_authorize)
+    def resolve(self, uow: AbstractUnitOfWork, nickname: Any, op: Operation) -> tuple[dict[str, Any], int]:
+        """The acting member (``_acting``)."""
+        return _acting(uow, nickname, op)
+
+    def authorize(self, uow: AbstractUnitOfWork, actor: dict[str, Any], op: Operation) -> None:
+        """Admin-only operations need an admin (``_authorize``)."""
+        _authorize(uow, actor, op)
 
     def profile(self, nickname: str) -> Profile | None:
         """The user's profile in one query; ``None`` = not in the system."""
@@ -77,17 +79,3 @@ class Api:
     def people_named(self, names: Collection[str]) -> list[tuple[int, tuple[str, ...]]]:
         """The members named by one of ``names``: ``(id, (nickname, user_name))`` (``SystemApi``)."""
         return [(row["id"], (row["nickname"], row["user_name"])) for row in self.members_named(names)]
-
-    def call(self, name: str, nickname: str, args: dict, *, dry_run: bool = False,
-             idempotency_key: str | None = None, request_id: str | None = None,
-             staff: str | None = None) -> OperationResult:
-        """Run operation ``name`` as ``nickname`` (``PlanRunner.call``). Never raises for domain problems."""
-        return self._runner.call(name, nickname, args, dry_run=dry_run, idempotency_key=idempotency_key,
-                                 request_id=request_id, staff=staff)
-
-    def call_plan(self, nickname: str, steps: Sequence[tuple[str, dict]], *, dry_run: bool = False,
-                  idempotency_key: str | None = None, request_id: str | None = None,
-                  staff: str | None = None) -> PlanResult:
-        """Run the writes ``steps`` as ``nickname`` in one unit of work (``PlanRunner.call_plan``)."""
-        return self._runner.call_plan(nickname, steps, dry_run=dry_run, idempotency_key=idempotency_key,
-                                      request_id=request_id, staff=staff)

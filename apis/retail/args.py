@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
+
+from chops.domain.args import Args, CalculateArgs, Id, NoArgs, Text  # noqa: F401 (the pack's names)
 
 from chops.domain.operations import (CHOICES_AMONG, CHOICES_DESCRIBED, CHOICES_FROM, CHOICES_MENTIONED, CHOICES_ONE_EACH,
                                     CHOICES_ORIGINAL, CHOICES_PAIRED, CHOICES_RECORD, CHOICES_SAID, CHOICES_WHERE)
@@ -69,28 +71,7 @@ DIFFERENCE_METHOD = {**CHOSEN_METHOD, CHOICES_ORIGINAL: {
 REFUND_METHOD = {**METHODS, CHOICES_ORIGINAL: DIFFERENCE_METHOD[CHOICES_ORIGINAL]}
 # An address's parts: "my Chicago address" is the profile's or an order's address, taken whole (``CHOICES_RECORD``).
 ADDRESS = {CHOICES_RECORD: "address"}
-Id = Annotated[str, Field(max_length=64)]
-Text = Annotated[str, Field(max_length=255)]
 ItemIds = Annotated[list[Id], Field(max_length=MAX_ITEMS)]
-
-
-class Args(BaseModel):
-    """Base of every argument model: unknown keys refused, strings trimmed, numbers accepted as ids."""
-
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, coerce_numbers_to_str=True)
-
-
-class NoArgs(Args):
-    """This operation takes no arguments."""
-
-
-class CalculateArgs(Args):
-    """Arguments of calculate."""
-
-    # Only what ``calc`` evaluates: the pattern goes into the executor's grammar too (``chops.pipeline.schemas``).
-    expression: Annotated[str, Field(max_length=500, pattern=r"^[0-9.+*/() -]+$")] = Field(
-        title=N_("what to calculate"),
-        description="the arithmetic to compute, numbers with + - * / and parentheses, e.g. '(49.99 - 12.5) * 2'")
 
 
 class EmailArgs(Args):

@@ -8,6 +8,7 @@ read at run time and never copied: its ``db.json`` is what ``chops db load --dom
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -80,6 +81,10 @@ class RetailPack:
     def policy_path(self) -> Path:
         """The shop's policy (``CHOPS_RETAIL_DIR/policy.md``), read at run time."""
         return policy_path()
+
+    def now(self) -> datetime:
+        """The wall clock (the shop's data has no moment of its own that its checks read)."""
+        return datetime.now()
 
 
 pack = RetailPack()

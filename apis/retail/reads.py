@@ -12,10 +12,9 @@ import unicodedata
 from typing import Any
 
 from apis.retail import args as a
-from apis.retail.calc import CalculationError, calculate as compute
 from apis.retail.uow import RetailUnitOfWork
 from apis.retail.views import customer_view, item_view, order_view, product_view
-from chops.domain.outcomes import InvalidArgument, NotInSystem
+from chops.domain.outcomes import NotInSystem
 
 Customer = dict[str, Any]
 Reply = tuple[str, Any]
@@ -37,15 +36,6 @@ def _folded(text: str) -> str:
     """Case- and accent-insensitive form of a name or email ('José' and 'jose' match)."""
     decomposed = unicodedata.normalize("NFKD", text.strip())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
-
-
-def calculate(uow: RetailUnitOfWork, actor: Customer, args: a.CalculateArgs) -> Reply:
-    """Compute plain arithmetic, rounded to the cent."""
-    try:
-        value = compute(args.expression)
-    except CalculationError as exc:
-        raise InvalidArgument(str(exc)) from None
-    return f"{args.expression} = {value}", {"expression": args.expression, "result": float(value)}
 
 
 def find_user_id_by_email(uow: RetailUnitOfWork, actor: Customer, args: a.EmailArgs) -> Reply:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from apis.retail import args as a
 from apis.retail import reads as r
 from apis.retail import writes as w
+from chops.domain.calc import calculate_operation
 from chops.domain.operations import Operation
 from chops.i18n import N_
 
@@ -112,8 +113,7 @@ _OPS = [
           "signed in).", a.EmailArgs, r.find_user_id_by_email),
     _read("find_user_id_by_name_zip", "Check a name and zip code against the customer's own account; rarely needed "
           "(the customer is signed in).", a.NameZipArgs, r.find_user_id_by_name_zip),
-    _read("calculate", "Compute arithmetic such as a total or a price difference (+ - * / and parentheses).",
-          a.CalculateArgs, r.calculate, after_lookup=True),  # its numbers come from records read first
+    calculate_operation(TITLES["calculate"]),
     _write("cancel_pending_order", "Cancel a pending order, reason 'no longer needed' or 'ordered by mistake'; its "
            "payments are refunded.", a.CancelArgs, w.cancel_pending_order, ORDER, called=CALLING_OFF,
            worded=("reason",)),  # a confirmation in Chinese says the reason in Chinese

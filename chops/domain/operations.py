@@ -231,8 +231,9 @@ class Operation:
 
 
 def type_name(annotation: Any) -> str:
-    """A short name of an argument's type for prompts: ``int``, ``list[str]``, ``str | None`` (constraints of
-    ``Annotated`` left out: the schema enforces them, the model only needs the kind)."""
+    """A short name of an argument's type for prompts: ``int``, ``list[str]``, ``str | None``, a nested record's
+    fields inline (``list[{flight_number: str, date: str}]``); constraints of ``Annotated`` left out: the schema
+    enforces them, the model only needs the kind."""
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is Annotated:
         return type_name(args[0])
@@ -241,6 +242,9 @@ def type_name(annotation: Any) -> str:
     if origin is not None:
         inner = ", ".join(type_name(a) for a in args)
         return f"{getattr(origin, '__name__', str(origin))}[{inner}]" if inner else getattr(origin, "__name__", "")
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):  # a nested record: its fields inline
+        return "{" + ", ".join(f"{f.alias or n}: {type_name(f.annotation)}"
+                               for n, f in annotation.model_fields.items()) + "}"
     return "None" if annotation is type(None) else getattr(annotation, "__name__", str(annotation))
 
 

@@ -15,6 +15,7 @@ each history recorded in a version table of its own (``<name>_alembic_version``)
 
 from __future__ import annotations
 
+from datetime import datetime
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol
@@ -62,6 +63,14 @@ class DomainPack(Protocol):
     def export(self, engine: sa.Engine) -> dict:
         """The system's whole state as the JSON document ``load`` reads (``NotImplementedError`` when the
         pack cannot export)."""
+
+    def policy_path(self) -> Path | None:
+        """The business's policy document, the guide the agent answers policy questions from when no guides folder
+        is given (the evaluation indexes it alone); None: the deployment's guides."""
+
+    def now(self) -> datetime:
+        """The business's clock: what "today" is for its checks, its prompts and the dates customers say ("next
+        Friday"). A live system's is the wall clock; a data set's is the moment it was taken."""
 
 
 class UnknownDomain(LookupError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,8 @@ class Agent:
                  approvals: ApprovalQueue, memory: Memory | None = None, router: Router | None = None,
                  pending: PendingStore | None = None, prompts: Path | None = None,
                  closing_question: bool = False, tools: ToolRanker | None = None,
-                 split_requests: bool = False, currency: str | None = None) -> None:
+                 split_requests: bool = False, currency: str | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
         ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
@@ -64,8 +66,10 @@ class Agent:
         ranks the operations so the executor sees only the likely ones (``chops.pipeline.tools``);
         ``split_requests``: a message of several requests is handled one request after the other
         (``chops.pipeline.agenda``); ``currency`` (None: the system moves no money) the conversation's total of
-        refunds and charges is said in (``chops.pipeline.tally``)."""
+        refunds and charges is said in (``chops.pipeline.tally``); ``clock`` (None: the wall's) the pack's "now", which
+        the dates customers say are read against."""
         self.api, self.llm, self.settings = api, llm, settings
+        self.clock = clock or datetime.now
         self.split_requests, self.currency = split_requests, currency
         self.approvals = approvals
         self.memory = memory
@@ -128,7 +132,7 @@ class Agent:
         if profile is None:  # not a member: an honest answer, no operation, no model call
             return self._finish(trace, not_in_system_reply(lang), route="not_in_system")
         ctx = TurnContext(nickname=nickname, text=text, profile=profile, history=since_cancel(history),
-                          trace=trace, currency=self.currency)
+                          trace=trace, currency=self.currency, now=self.clock())
         trace.info["profile"] = ctx.profile_text()
         if self.confirmation is not None and conversation_id is not None:
             decided = self.confirmation.decide(ctx, conversation_id, turn_key=turn_key, lang=lang,

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from chops.domain.outcomes import Outcome
@@ -175,6 +176,7 @@ class TurnContext:
     replaced: dict[str, str] = field(default_factory=dict)  # argument values refused, which this message replaces
     currency: str | None = None  # the pack's: the conversation's total of refunds and charges is said in it
     dropped: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # the waiting change this message dropped
+    now: datetime | None = None  # the pack's clock: the day "tomorrow" and "May 20" are read against (None: the wall's)
 
     def router_sure_of(self, route: str) -> bool:
         """True when this attempt's route came from the embedding router, sure of it (``chops.router``)."""

@@ -39,6 +39,7 @@ from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.everything import everything
 from chops.pipeline.fanout import covered, fan_out
 from chops.pipeline.fields import asks_sum, sums_asked
+from chops.domain.values import slots
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.kinds import another_kind, no_swap_asked
 from chops.pipeline.listing import listed_first
@@ -80,6 +81,14 @@ class Executor:
         self.inline = self.tools is not None and layout == "inline"
         self.guide_profile = guide_profile
         self.id_choices = id_choices
+        # A business whose operations take dates reads them against its clock: its prompt says what today is.
+        self.dated = any(slot.kind == "date" for op in self.choices for slot in slots(op.args_model))
+
+    def _profile(self, ctx: TurnContext) -> str:
+        """The profile for the operations prompt, with what today is where the operations take dates."""
+        if not self.dated or ctx.now is None:
+            return ctx.profile_text()
+        return f"{ctx.profile_text()}\n{fragment('today', today=ctx.now.strftime('%Y-%m-%d %H:%M, %A'))}"
 
     @property
     def static_operations(self) -> str:
@@ -178,7 +187,7 @@ class Executor:
             sums = sums_asked(ctx.text, lookups) if asking else []  # a question's only (``fields.sums_asked``)
             msgs = messages("pipeline_execute_system", static={"operations": self.static_operations},
                             shortlist=listed, history=ctx.history_section(),
-                            feedback=ctx.feedback_section(last=True), profile=ctx.profile_text(), request=ctx.text,
+                            feedback=ctx.feedback_section(last=True), profile=self._profile(ctx), request=ctx.text,
                             demonstrations=demonstrations_section(ctx.demonstrations, "system"),
                             observations=observations_section(lookups, sums), language=ctx.language_section())
             out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
@@ -222,10 +231,13 @@ class Executor:
         while queue:
             name, proposed, followed = queue.pop(0)
             # A follow-up's id comes from the result just read (``follows``), not from the model: as it stands.
-            args, dropped = (proposed, []) if followed else ground_args(proposed, ctx.user_texts, known)
-            if any((s.operation, s.args) == (name, args) for s in lookups + fresh) or name not in self.operations:
+            if name not in self.operations:
                 continue
             op = self.operations[name]
+            args, dropped = (proposed, []) if followed else ground_args(proposed, ctx.user_texts, known,
+                                                                        op.args_model, ctx.now)
+            if any((s.operation, s.args) == (name, args) for s in lookups + fresh):
+                continue
             result = self.api.call(name, ctx.nickname, args)
             fresh.append(Step(operation=name, proposed_args=proposed, args=args, dropped=dropped,
                               description=op.description, result=result))

@@ -4,7 +4,7 @@ A small model happily fills a required argument with a plausible value (the user
 problem, a name from the profile). The Api cannot tell, so the check happens here: every value must
 occur in the user's own messages of this conversation as a whole token, not inside a longer one.
 An ungrounded value becomes ``None``, which the Api refuses as a missing argument and the reply asks
-for it. The rules, per kind of value:
+for it. The rules, per kind of value (the words are ``chops.domain.words``'s):
 
 * Latin text (names, schools): the value must start and end on a word boundary, so "Li" is not
   grounded by "Liang" nor "Ann" by "Anna". A word boundary is a neighbour that is not a Latin letter
@@ -28,106 +28,34 @@ for it. The rules, per kind of value:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
+from datetime import datetime
 from typing import Any
 
-_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-          "fifteen sixteen seventeen eighteen nineteen twenty").split()
-NUMBER_WORDS = {w: i for i, w in enumerate(_WORDS)} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-                                                      "seventy": 70, "eighty": 80, "ninety": 90,
-                                                      "hundred": 100}
-ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-             "八": 8, "九": 9}
-ZH_UNITS = {"十": 10, "百": 100}
-TRIM = " \t\r\n.,;:!?\"'`()[]{}，。；：！？、（）《》“”"
-LATIN = "0-9A-Za-z\u00c0-\u024f"  # letters and digits of Latin-script words
-CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_ZH_RUN = re.compile("[" + "".join(ZH_DIGITS) + "".join(ZH_UNITS) + "]+")
+from pydantic import BaseModel
+
+from chops.domain.values import Evidence, ground
+
+from chops.domain.words import CJK, LATIN, TRIM, numbers_written, spelled_in, token_spans  # noqa: F401 (re-exported)
+
+numbers_in = numbers_written  # the name the pipeline's checks use
+_find = spelled_in
 
 
-def zh_number(run: str) -> int | None:
-    """The value of a Chinese numeral such as "四十", "十五", "一百零五" or "二〇"; None if malformed."""
-    if not any(ch in ZH_UNITS for ch in run):
-        if len(run) > 1 and not any(ch in "零〇" for ch in run):
-            return None  # "三四" is "three or four"; digit by digit only with a zero, as in "二〇"
-        return int("".join(str(ZH_DIGITS[ch]) for ch in run))
-    total, digit, last_unit = 0, None, 1000
-    for ch in run:
-        if ch in ZH_DIGITS:
-            if digit not in (None, 0):
-                return None  # two digits in a row inside a unit numeral
-            digit = ZH_DIGITS[ch]
-        else:
-            unit = ZH_UNITS[ch]
-            if unit >= last_unit:
-                return None  # "十十", "十百": units must fall
-            total += (1 if digit is None else digit) * unit
-            digit, last_unit = None, unit
-    return total + (digit or 0)
-
-
-def numbers_in(text: str) -> set[int]:
-    """Every whole integer written in ``text``: digits, a small English number word, a Chinese numeral."""
-    found = {int(m) for m in re.findall(r"(?<![\d.])\d{1,9}(?!\.?\d)", text)}
-    found |= {NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in NUMBER_WORDS}
-    for m in _ZH_RUN.finditer(text):
-        if m.group() == "一" and text[m.start() - 1: m.start()] != "第":
-            continue
-        value = zh_number(m.group())
-        if value is not None:
-            found.add(value)
-    return found
-
-
-def _pattern(value: str) -> re.Pattern[str] | None:
-    """The token-boundary pattern of ``value`` (see the module docstring), or None if it is empty."""
-    words = value.split()
-    if not words:
-        return None
-    body = r"\s+".join(re.escape(w) for w in words)
-    first, last = words[0][0], words[-1][-1]
-    if re.match(f"[{LATIN}]", first):
-        body = f"(?<![{LATIN}])" + body
-    if re.match(f"[{LATIN}]", last):
-        body += f"(?![{LATIN}])"
-    if len(words) == 1 and len(words[0]) == 1 and re.match(f"[{CJK}]", first):
-        body = f"(?<![{CJK}]){body}(?![{CJK}])"
-    return re.compile(body)
-
-
-def token_spans(value: str, text: str, *, ignore_case: bool = False) -> list[tuple[int, int]]:
-    """``(start, end)`` of every whole-token occurrence of ``value`` in ``text`` (the rules above)."""
-    pattern = _pattern(value)
-    if pattern is None:
-        return []
-    flags = re.IGNORECASE if ignore_case else 0
-    return [m.span() for m in re.finditer(pattern.pattern, text, flags)]
-
-
-def _find(value: str, texts: Iterable[str]) -> str | None:
-    """The user's own spelling of ``value`` if it occurs as a whole token in one of ``texts``, else None."""
-    pattern = _pattern(value)
-    if pattern is None:
-        return None
-    texts = list(texts)
-    folded = re.compile(pattern.pattern, re.IGNORECASE)
-    for pat in (pattern, folded):  # the same case first: "Will" the name, not "will" the verb
-        for text in texts:
-            m = pat.search(text)
-            if m:
-                return " ".join(m.group().split())
-    return None
-
-
-def ground_args(args: dict[str, Any], user_texts: list[str],
-                known: Collection[Any] = ()) -> tuple[dict[str, Any], list[str]]:
+def ground_args(args: dict[str, Any], user_texts: list[str], known: Collection[Any] = (),
+                model: type[BaseModel] | None = None, now: datetime | None = None) -> tuple[dict[str, Any], list[str]]:
     """``(grounded args, names of the values dropped)``.
 
     Strings are trimmed of surrounding punctuation and replaced by the user's spelling (the Api
     matches names exactly); a value equal to one of ``known`` (what look-ups returned) stands as it
-    is; a value found nowhere becomes ``None``.
+    is; a value found nowhere becomes ``None``. With the operation's argument ``model``, every value at any depth
+    is grounded by the value kind its field declares (``chops.domain.values``: a date against the clock ``now``,
+    an amount within half a cent of one seen); dropped values are named by their paths (``passengers.1.dob``).
     """
+    if model is not None:
+        blank = {k: (None if isinstance(v, str) and not v.strip(TRIM) else v) for k, v in args.items()}
+        looked_up = frozenset(str(v) for v in known if v is not None and not isinstance(v, bool))
+        return ground(model, blank, Evidence(texts=tuple(user_texts), known=looked_up, now=now))
     out: dict[str, Any] = {}
     dropped: list[str] = []
     numbers = set().union(*(numbers_in(t) for t in user_texts)) if user_texts else set()

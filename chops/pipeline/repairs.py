@@ -97,7 +97,7 @@ def repaired(operations: Mapping[str, Operation], ctx: TurnContext, name: str, p
     if added is not None:  # "I also want to return the watch": the change the customer was asked about, and this
         step.setdefault("added", []).append({"operation": name, "proposed": proposed, "args": added})
         proposed = added
-    args, dropped = ground_args(proposed, ctx.user_texts, known)
+    args, dropped = ground_args(proposed, ctx.user_texts, known, operations[name].args_model, ctx.now)
     # After grounding: a part it dropped (a second line the model made up) is empty, so filled too.
     whole = completed(operations[name], args, seen, typed=lambda value: any(
         token_spans(value, text, ignore_case=True) for text in ctx.user_texts))

@@ -11,7 +11,8 @@ real name, and a write whose request names one that no argument value accounts f
   names as contiguous runs. A one-token name must match in its stored case (a member nicknamed
   "Will" is not named by "I will"); a name of several words matches in any case ("bob brown").
   The sender's own nickname and real name are not "another person".
-* Accounted for: an occurrence lying inside an occurrence of an argument value of the call.
+* Accounted for: an occurrence lying inside an occurrence of an argument value of the call, at any depth (a
+  booking's passenger who is also a customer is the booking's, not someone the request is about).
   "make me vice team leader of Lena Leader" names Lena Leader as TeamLeaderName; "add the school
   Lincoln High" names no person even if a member is called Lincoln.
 * Which messages: the current one, the earlier ones of the same request (turns that ended asking
@@ -30,6 +31,7 @@ from typing import Any
 
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.domain.system import SystemApi
+from chops.domain.values import scalars
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.grounding import CJK, LATIN, TRIM, numbers_in, token_spans
 
@@ -72,9 +74,7 @@ def request_texts(ctx: TurnContext, args: dict[str, Any]) -> list[str]:
         if not asked_for_value(turn):
             break  # an earlier request was finished (or refused): it is not this one
         texts.append(turn.user_text)
-    for value in args.values():
-        if value is None or isinstance(value, bool):
-            continue
+    for value in scalars(args):  # at any depth: a booking's passengers name people too
         source = next((t for t in ctx.user_texts if (value in numbers_in(t) if isinstance(value, int)
                                                      else token_spans(str(value), t, ignore_case=True))), None)
         if source is not None and source not in texts:
@@ -91,7 +91,7 @@ def others_named(api: SystemApi, ctx: TurnContext, args: dict[str, Any]) -> list
              if person != ctx.profile.user_id for name in person_names if name and name not in own}
     if not names:
         return []
-    values = [str(v) for v in args.values() if v is not None and not isinstance(v, bool)]
+    values = [str(v) for v in scalars(args)]
     found: list[str] = []
     for text in texts:
         covers = [s for v in [*values, *own] for s in token_spans(v, text, ignore_case=True)]

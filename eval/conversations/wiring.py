@@ -18,11 +18,11 @@ def guides_folder(settings: Any, pack: Any, guides_dir: Path | None = None, work
         return Path(guides_dir)
     if getattr(pack, "guides", None):
         return Path(pack.guides)
-    policy = getattr(pack, "policy_path", None)
-    if callable(policy) and work_dir is not None:
+    policy = pack.policy_path()
+    if policy is not None and work_dir is not None:
         import shutil
 
-        path = Path(policy())
+        path = Path(policy)
         if not path.is_file():  # another business's guides would be worse than none: say so
             raise FileNotFoundError(f"the {pack.name} pack's policy {path} does not exist; point the pack at its "
                                     "data (e.g. CHOPS_RETAIL_DIR) or give --guides DIR")

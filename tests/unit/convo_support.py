@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -186,6 +187,12 @@ class MiniPack:
             for kind, key, body in conn.execute(sa.select(docs.c.kind, docs.c.key, docs.c.body)):
                 out.setdefault(kind, {})[key] = body
         return out
+
+    def policy_path(self) -> Path | None:
+        return None  # the deployment's guides
+
+    def now(self) -> datetime:
+        return datetime(2024, 5, 15, 15, 0)  # a data set's moment, as the airline's
 
 
 def write_dump(directory: Path) -> Path:

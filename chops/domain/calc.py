@@ -1,4 +1,4 @@
-"""Safe arithmetic for ``calculate``: the expression is parsed with ``ast`` and only numbers, ``+ - * /`` and
+"""Safe arithmetic for ``calculate``, the look-up every pack offers: the expression is parsed with ``ast`` and only numbers, ``+ - * /`` and
 parentheses are evaluated (never ``eval``), in ``Decimal`` so sums of prices are exact, rounded to the cent."""
 
 from __future__ import annotations
@@ -7,6 +7,11 @@ import ast
 import math
 import operator
 from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Overflow, localcontext
+from typing import Any
+
+from chops.domain.operations import Operation
+from chops.domain.outcomes import InvalidArgument
+from chops.i18n import N_
 
 MAX_LENGTH = 500  # characters: a sum of a few dozen prices fits; a pathological input does not get parsed
 MAX_NODES = 400
@@ -51,3 +56,22 @@ def _eval(node: ast.AST) -> Decimal:
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_eval(node.operand))
     raise CalculationError("Only numbers, + - * / and parentheses are allowed.")
+
+
+def run_calculate(uow: Any, actor: Any, args: Any) -> tuple[str, dict[str, Any]]:
+    """The ``calculate`` operation of every pack: ``args.expression`` computed to the cent."""
+    try:
+        value = calculate(args.expression)
+    except CalculationError as exc:
+        raise InvalidArgument(str(exc)) from None
+    return f"{args.expression} = {value}", {"expression": args.expression, "result": float(value)}
+
+
+def calculate_operation(title: str = N_("calculate")) -> Operation:
+    """The ``calculate`` look-up, offered only after a look-up returned a record (its numbers come from records read
+    first: offered before any, a small model wrote "2 * 2 * 2 ..." until its tokens ran out)."""
+    from chops.domain.args import CalculateArgs
+
+    return Operation("calculate", "Compute arithmetic such as a total or a price difference (+ - * / and "
+                     "parentheses).", CalculateArgs, writes=False, admin_only=False, run=run_calculate, observe=True,
+                     title=title, after_lookup=True)

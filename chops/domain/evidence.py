@@ -1,0 +1,99 @@
+"""What a proposed value may be grounded in (``Evidence``: the customer's words, the values looked up, the pack's
+clock) and how each built-in value kind grounds one (``chops.domain.values`` registers them)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from chops.domain.dates import dates_written
+from chops.domain.words import amounts_written, languages, numbers_written, spelled_in
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a proposed value may be grounded in: the customer's own messages of this conversation, the values the
+    profile and its look-ups returned, and the pack's clock (``now``), against which relative dates are read."""
+
+    texts: tuple[str, ...] = ()
+    known: frozenset[str] = frozenset()
+    now: dt.datetime | None = None
+    languages: tuple[str, ...] = ()  # whose word data reads the texts; () every installed language's
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()`` once per evidence (the dates and amounts of the texts are read once, whatever the walk)."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+
+def amount(value: Any) -> Decimal | None:
+    """``value`` as a ``Decimal`` (a float by its shortest repr), or None when it is no number."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return Decimal(repr(value) if isinstance(value, float) else str(value).replace(",", "").strip())
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def known_amounts(evidence: Evidence) -> list[Decimal]:
+    """The amounts of the evidence: each number the customer wrote and each number-like value a look-up listed."""
+    def make() -> list[Decimal]:
+        found = [a for a in (amount(v) for v in evidence.known) if a is not None]
+        return found + [Decimal(str(n)) for t in evidence.texts for n in (*numbers_written(t), *amounts_written(t))]
+    return evidence.memo("amounts", make)
+
+
+def dates_named(evidence: Evidence) -> set[str]:
+    """The ISO days the customer's words name, read against the clock, with the looked-up values that are days."""
+    def make() -> set[str]:
+        days = {v[:10] for v in evidence.known if _is_day(v[:10])}
+        for text in evidence.texts:
+            days |= dates_written(text, evidence.now, evidence.languages or languages())
+        return days
+    return evidence.memo("dates", make)
+
+
+def _is_day(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return len(text) == 10
+
+
+def ground_text(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
+    if str(value) in evidence.known:
+        return value
+    return spelled_in(str(value), evidence.texts)
+
+
+def ground_number(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
+    if str(value) in evidence.known:
+        return value
+    said = evidence.memo("numbers", lambda: {n for t in evidence.texts for n in numbers_written(t)})
+    number = amount(value)
+    return value if number is not None and number in said else None
+
+
+def ground_money(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
+    number = amount(value)
+    if number is None:
+        return None
+    return value if any(abs(number - a) <= Decimal("0.005") for a in known_amounts(evidence)) else None
+
+
+def ground_date(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
+    text = value.isoformat() if isinstance(value, (dt.date, dt.datetime)) else str(value).strip()
+    return text if text[:10] in dates_named(evidence) else None
+
+
+def ground_choice(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
+    if not options.get("said"):
+        return value
+    return _ground_text(value, evidence, options) and value
