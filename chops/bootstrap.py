@@ -35,4 +35,5 @@ def build_agent(settings: Settings, pack: DomainPack, api: SystemApi, llm: Any, 
     return Agent(api, llm, settings, index, approvals=approvals, memory=memory, router=routing,
                  pending=PendingChanges(engine, settings.confirm_ttl_s), prompts=pack.prompts,
                  closing_question=pack.closing_question, tools=tools, split_requests=pack.split_requests,
-                 currency=pack.currency, clock=pack.now)
+                 currency=pack.currency, clock=pack.now,
+                 reading=pack.reading if settings.reading == "pack" else settings.reading)

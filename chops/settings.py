@@ -223,6 +223,10 @@ class Settings(BaseSettings):
     tool_layout: Literal["cached", "inline"] = Field(
         default="cached", description="where tool retrieval's short list goes: cached = the whole list stays in "
         "the cached system part and only the plan's grammar is narrowed; inline = the short list in the user part")
+    reading: Literal["pack", "steps", "typed"] = Field(
+        default="pack", description="how the operations route reads a message: the pack's way (DomainPack.reading), "
+        "'steps' (the executor's plan of calls after look-ups) or 'typed' (one typed reading a step, values kept "
+        "across turns and grounded by their kinds: chops.pipeline.read)")
     confirm_writes: Literal["pack", "all", "none"] = Field(
         default="pack", description="which writes wait for the user's yes: those the domain pack marks `confirm`, "
         "every write, or none")

@@ -19,6 +19,7 @@ class CphosPack:
 
     name = "cphos"
     router_examples = Path(__file__).with_name("router_examples.jsonl")
+    reading = "steps"  # its figures were measured that way
     currency = None  # its operations move no money
     locale = Path(__file__).with_name("locale")  # the Chinese words of its operations, arguments and roles
     closing_question = False  # replies stay as the CPHOS figures were measured

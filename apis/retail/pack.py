@@ -49,6 +49,7 @@ class RetailPack:
     router_examples = Path(__file__).with_name("router_examples.jsonl")
     prompts = Path(__file__).with_name("prompts")  # the shop's wording and made-up examples, over prompts/
     closing_question = True  # a shop's manners (and tau2's users): "Is there anything else I can help you with?"
+    reading = "steps"  # its figures were measured that way
     currency = "USD"  # what its refunds and charges are in (a conversation's total is said in it)
     locale = Path(__file__).with_name("locale")  # the Chinese words of its operations and arguments
     split_requests = True  # "change the address and swap the speaker": each change described and confirmed in turn

@@ -37,6 +37,9 @@ class DomainPack(Protocol):
     # A message of several requests is split and handled one request after the other (``chops.pipeline.agenda``): a
     # shop whose every change waits for its own yes; CPHOS proposes several changes as one plan instead.
     split_requests: bool
+    # How the operations route reads a message: "typed" (one typed reading a step, the request's values kept across
+    # turns and grounded by their kinds, ``chops.pipeline.read``) or "steps" (the plan of calls after look-ups).
+    reading: str
     currency: str | None  # ISO 4217 code of the money its operations move (``OperationResult.money``); None: none
     # The gettext catalogs of its reply vocabulary (``<locale>/<lang>/LC_MESSAGES/chops.po``: the titles and labels of
     # its operations, ``Operation.title``), served behind the agent's own (``chops.i18n.use_catalogs``); None: English

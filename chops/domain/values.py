@@ -94,7 +94,7 @@ def field_name(name: str, info: FieldInfo) -> str:
 
 def record_model(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
     """``(the nested model, whether a list of them)`` of a field's annotation, or ``(None, …)`` for a leaf."""
-    inner, many = _unwrap(annotation)
+    inner, many = unwrap(annotation)
     return (inner if isinstance(inner, type) and issubclass(inner, BaseModel) else None), many
 
 
@@ -111,7 +111,7 @@ def slots(model: type[BaseModel], prefix: Path = ()) -> Iterator[Slot]:
         name_of_kind = str(extra.get(KIND) or _kind_of_type(info.annotation))
         if KIND not in extra and name_of_kind == "choice":
             options["said"] = True  # undeclared, a choice is held to the customer's words as any text
-        yield Slot(path, info, name_of_kind, options, many=_unwrap(info.annotation)[1])
+        yield Slot(path, info, name_of_kind, options, many=unwrap(info.annotation)[1])
 
 
 def values(model: type[BaseModel], args: Mapping[str, Any]) -> Iterator[tuple[Path, Slot, Any]]:
@@ -193,31 +193,31 @@ def describe(model: type[BaseModel]) -> str:
         text = value_kind.describe
         if value_kind.name == "choice":
             text = " | ".join(repr(c) for c in choices_of(info.annotation)) or text
-        parts.append(f"{field_name(name, info)}: {f'list[{text}]' if _unwrap(info.annotation)[1] else text}")
+        parts.append(f"{field_name(name, info)}: {f'list[{text}]' if unwrap(info.annotation)[1] else text}")
     return ", ".join(parts)
 
 
 def choices_of(annotation: Any) -> tuple[Any, ...]:
     """The values a ``Literal`` annotation allows (through ``Optional``, ``Annotated`` and lists); () for others."""
-    inner, _ = _unwrap(annotation)
+    inner, _ = unwrap(annotation)
     return get_args(inner) if get_origin(inner) is Literal else ()
 
 
-def _unwrap(annotation: Any) -> tuple[Any, bool]:
-    """``(the element type, whether a list)`` through ``Annotated`` and ``Optional``."""
+def unwrap(annotation: Any) -> tuple[Any, bool]:
+    """``(the element type, whether a list of it)`` of a field's annotation, through ``Annotated`` and ``Optional``."""
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is Annotated:
-        return _unwrap(args[0])
+        return unwrap(args[0])
     if origin in (Union, UnionType):
         real = [a for a in args if a is not type(None)]
-        return _unwrap(real[0]) if len(real) == 1 else (annotation, False)
+        return unwrap(real[0]) if len(real) == 1 else (annotation, False)
     if origin in (list, tuple, set, frozenset):
-        return _unwrap(args[0])[0] if args else Any, True
+        return unwrap(args[0])[0] if args else Any, True
     return annotation, False
 
 
 def _kind_of_type(annotation: Any) -> str:
-    inner, _ = _unwrap(annotation)
+    inner, _ = unwrap(annotation)
     if get_origin(inner) is Literal:
         return "choice"
     if inner is bool or inner is int:
@@ -243,6 +243,20 @@ def leaf_texts(model: type[BaseModel], args: Mapping[str, Any], kinds: Iterable[
     return [v for _, slot, v in values(model, args) if slot.kind in wanted and isinstance(v, str) and v.strip()]
 
 
+def record_texts(data: Any) -> list[str]:
+    """The text of each record at any depth of ``data``: its string values joined ("Kim Osei" of a traveller's
+    first and last name), which name a person or a place that no single value does."""
+    found: list[str] = []
+    if isinstance(data, Mapping):
+        words = [v for v in data.values() if isinstance(v, str) and v.strip()]
+        if len(words) > 1:
+            found.append(" ".join(words))
+        data = list(data.values())
+    if isinstance(data, (list, tuple)):
+        found += [t for item in data for t in record_texts(item)]
+    return found
+
+
 def scalars(data: Any) -> list[Any]:
     """Every non-null, non-boolean leaf value of ``data`` (nested mappings and lists walked), in order: what a write's
     arguments name, at any depth (a booking's passengers' names are the write's as much as a top-level name)."""
@@ -251,3 +265,24 @@ def scalars(data: Any) -> list[Any]:
     if isinstance(data, (list, tuple)):
         return [v for item in data for v in scalars(item)]
     return [] if data is None or isinstance(data, bool) else [data]
+
+
+def missing(model: type[BaseModel], args: Mapping[str, Any] | None, prefix: Path = ()) -> list[tuple[Path, FieldInfo]]:
+    """The required fields ``args`` leaves empty (null, blank or an empty list), at any depth: ``((path), info)``,
+    a list of records by each position (``("passengers", 1, "dob")``); a record not given at all is one field."""
+    found: list[tuple[Path, FieldInfo]] = []
+    args = args or {}
+    for name, info in model.model_fields.items():
+        key = field_name(name, info)
+        value = args.get(key)
+        if value is None or value == [] or (isinstance(value, str) and not value.strip()):
+            if info.is_required():
+                found.append(((*prefix, key), info))
+            continue
+        nested, many = record_model(info.annotation)
+        if nested is None:
+            continue
+        for i, item in enumerate(value if many and isinstance(value, list) else [value]):
+            found += missing(nested, item if isinstance(item, Mapping) else {}, (*prefix, key, i) if many
+                             else (*prefix, key))
+    return found

@@ -55,7 +55,7 @@ class Agent:
                  pending: PendingStore | None = None, prompts: Path | None = None,
                  closing_question: bool = False, tools: ToolRanker | None = None,
                  split_requests: bool = False, currency: str | None = None,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None, reading: str = "steps") -> None:
         """``index`` may be None (no guides: the guide route says it cannot help); ``approvals``
         queues the writes staff must approve and says which operations always need approval;
         ``memory`` (None: off) recalls demonstrations and remembers verified solutions; ``router`` (None:
@@ -67,7 +67,9 @@ class Agent:
         ``split_requests``: a message of several requests is handled one request after the other
         (``chops.pipeline.agenda``); ``currency`` (None: the system moves no money) the conversation's total of
         refunds and charges is said in (``chops.pipeline.tally``); ``clock`` (None: the wall's) the pack's "now", which
-        the dates customers say are read against."""
+        the dates customers say are read against; ``reading``: how the operations route reads a message (``steps``
+        or ``typed``, ``Executor``)."""
+        self.reading = reading
         self.api, self.llm, self.settings = api, llm, settings
         self.clock = clock or datetime.now
         self.split_requests, self.currency = split_requests, currency
@@ -84,7 +86,7 @@ class Agent:
                                      router=router, keep_route=settings.router_keeps_route, operations=self.operations)
         self.executor = Executor(llm, api, self.retriever, self.operations, ops_text, steps=settings.executor_steps,
                                  tools=tools, layout=settings.tool_layout, id_choices=settings.id_choices,
-                                 guide_profile=settings.guide_profile)
+                                 guide_profile=settings.guide_profile, reading=reading)
         self.verifier = Verifier(llm, settings) if arch.startswith("cev") else None
         self.chooser = Chooser(llm)
 
@@ -93,7 +95,7 @@ class Agent:
         with pack_prompts(self.prompts):
             return static_heads(self.settings.architecture, self.operations_text, self.executor.static_operations,
                                 verify=self.verifier is not None, confirm=self.confirmation is not None,
-                                split=self.split_requests)
+                                split=self.split_requests, reading=self.reading)
 
     def warm(self) -> int:
         """Load the model and cache every static prompt head (the service does this before it says

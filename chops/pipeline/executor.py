@@ -41,6 +41,7 @@ from chops.pipeline.fanout import covered, fan_out
 from chops.pipeline.fields import asks_sum, sums_asked
 from chops.domain.values import slots
 from chops.pipeline.grounding import ground_args
+from chops.pipeline.read.reader import TypedReader
 from chops.pipeline.kinds import another_kind, no_swap_asked
 from chops.pipeline.listing import listed_first
 from chops.pipeline.lookups import (Reader, conversation_lookups, follow_ups, looked_up, looked_up_first, lookup_record,
@@ -63,12 +64,14 @@ class Executor:
 
     def __init__(self, llm: LLM, api: SystemApi, retriever: Retriever, operations: Mapping[str, Operation],
                  operations_text: str, *, steps: int = 8, tools: ToolRanker | None = None,
-                 layout: str = "cached", id_choices: bool = True, guide_profile: str = "always") -> None:
+                 layout: str = "cached", id_choices: bool = True, guide_profile: str = "always",
+                 reading: str = "steps") -> None:
         """``steps``: the model steps one attempt on the operations route may take (look-ups, then the plan);
         ``tools`` (None: every operation, always) picks each turn's short list; ``layout`` (``cached`` or
         ``inline``) says where the prompt shows it (module docstring); ``id_choices``: id arguments are
         picked among the ids seen (``chops.pipeline.choices``); ``guide_profile``: when a guide answer's
-        prompt holds the profile (``Settings.guide_profile``)."""
+        prompt holds the profile (``Settings.guide_profile``); ``reading``: ``typed``, the operations route reads each
+        message into one typed request (``chops.pipeline.read``), ``steps`` the plan of calls below."""
         self.llm = llm
         self.api = api
         self.retriever = retriever
@@ -81,6 +84,7 @@ class Executor:
         self.inline = self.tools is not None and layout == "inline"
         self.guide_profile = guide_profile
         self.id_choices = id_choices
+        self.typed = TypedReader(llm, api, operations, steps=max(steps, 2)) if reading == "typed" else None
         # A business whose operations take dates reads them against its clock: its prompt says what today is.
         self.dated = any(slot.kind == "date" for op in self.choices for slot in slots(op.args_model))
 
@@ -151,6 +155,8 @@ class Executor:
     def propose_operation(self, ctx: TurnContext) -> Candidate:
         """Look-ups while the model asks for them, then a plan of typed operation calls (nearly always
         one), grounded and run (see ``run_plan``), or an answer from what the look-ups returned."""
+        if self.typed is not None:
+            return self.typed.propose(ctx)
         back = undoing(ctx, self.operations)
         if back is not None:  # "change it back": the values its commit replaced, not the model's memory of them
             (name, args), read = back

@@ -113,10 +113,11 @@ def clip(text: str, limit: int) -> str:
 
 
 def static_heads(architecture: str, operations: str, executing: str, *, verify: bool, confirm: bool,
-                 split: bool) -> list[tuple[str, str]]:
+                 split: bool, reading: str = "steps") -> list[tuple[str, str]]:
     """(role, static system prompt) of every prompt an agent of ``architecture`` sends, in call order: the
     classifiers see the ``operations`` list, the executor ``executing`` (without the list in the inline tool
-    layout); ``verify``, ``confirm``, ``split``: whether it verifies, asks for the customer's yes, splits messages."""
+    layout); ``verify``, ``confirm``, ``split``: whether it verifies, asks for the customer's yes, splits messages;
+    ``reading``: how the operations route reads a message (``typed``: ``chops.pipeline.read``)."""
     ops, executes = {"operations": operations}, {"operations": executing}
     if architecture == "executor_only":
         return [("executor", system_part("pipeline_execute_only", executes))]
@@ -125,7 +126,8 @@ def static_heads(architecture: str, operations: str, executing: str, *, verify: 
     classify = (small_talk + [("classifier", system_part("pipeline_classify_level1")),
                               ("classifier", system_part("pipeline_classify_level2", ops))]
                 if architecture == "cev_2level" else [("classifier", system_part("pipeline_classify_onelevel", ops))])
-    execute = [("executor", system_part("pipeline_execute_system", executes)),
+    execute = [("executor", system_part("pipeline_read" if reading == "typed" else "pipeline_execute_system",
+                                        ops if reading == "typed" else executes)),
                ("executor", system_part("pipeline_execute_guide")),
                ("executor", system_part("pipeline_execute_profile"))]
     verifying = [("verifier", system_part("pipeline_verify_operation")),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from chops.domain.outcomes import Outcome
+from chops.domain.values import missing
 from chops.i18n import N_, SOURCE_LANGUAGE, join_list, translate
 from chops.pipeline.context import Candidate
 from chops.pipeline.prompting import clip
@@ -142,9 +143,9 @@ def missing_description(operation: Any, args: dict[str, Any], lang: str) -> str:
     """The arguments still missing, described for the user."""
     # The pack's label for the customer where it has one (its ``Field(title=...)``), else its description (every
     # field has one), never its code name: a customer cannot answer "payment_method_id".
-    parts = [translate(lang, info.title) if info.title else (info.description or key)
-             for name, info in operation.args_model.model_fields.items()
-             if args.get(key := info.alias or name) is None]
+    # At any depth: a booking's second passenger's date of birth is asked for by its own title.
+    parts = list(dict.fromkeys(translate(lang, info.title) if info.title else (info.description or str(path[-1]))
+                               for path, info in missing(operation.args_model, args)))
     return join_list(parts, lang) or translate(lang, N_("the missing details"))
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from chops.domain.outcomes import OperationResult, Outcome
 from chops.domain.system import SystemApi
-from chops.domain.values import scalars
+from chops.domain.values import record_texts, scalars
 from chops.pipeline.context import TurnContext, asked_for_value
 from chops.pipeline.grounding import CJK, LATIN, TRIM, numbers_in, token_spans
 
@@ -91,7 +91,7 @@ def others_named(api: SystemApi, ctx: TurnContext, args: dict[str, Any]) -> list
              if person != ctx.profile.user_id for name in person_names if name and name not in own}
     if not names:
         return []
-    values = [str(v) for v in scalars(args)]
+    values = [str(v) for v in scalars(args)] + record_texts(args)
     found: list[str] = []
     for text in texts:
         covers = [s for v in [*values, *own] for s in token_spans(v, text, ignore_case=True)]

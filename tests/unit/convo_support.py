@@ -164,6 +164,7 @@ class MiniPack:
     prompts = None
     router_examples = None
     currency = None
+    reading = "steps"
     locale = None
     closing_question = True  # a shop closes a finished request with "anything else?"
     split_requests = False  # the stub agent handles one request a turn

@@ -62,13 +62,13 @@ class Approvals:
 
 
 def agent(directory: Path | None, llm: ScriptedLLM, db: Path, tools: ToolRanker | None = None,
-          split_requests: bool = False, **settings) -> Agent:
+          split_requests: bool = False, reading: str = "steps", **settings) -> Agent:
     """An agent of the made-up shop reading ``directory``'s prompts, with pending changes in SQLite ``db``."""
     engine = make_engine(f"sqlite:///{db}")
     ct.metadata.create_all(engine)
     return Agent(ShopApi(), llm, get_settings(**settings), FakeIndex(), approvals=Approvals(),
                  pending=PendingChanges(engine, ttl_s=600), prompts=directory, tools=tools,
-                 split_requests=split_requests)
+                 split_requests=split_requests, reading=reading)
 
 
 def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple[tuple[str, ...], list]]:
@@ -138,6 +138,14 @@ def run_every_kind_of_turn(directory: Path | None, tmp_path: Path) -> list[tuple
     llm.enqueue("verifier", verdict(9))
     assert refused.trace.get("go_on") == second
     turn(stop, llm, "ok, go on", "r:2", (refused.to_record(both),), carried=(second,))
+
+    # the typed reading: a look-up, then the answer
+    llm = ScriptedLLM()
+    typed = agent(directory, llm, tmp_path / "typed.db", reading="typed")
+    to_system(llm)
+    llm.enqueue("executor", call("GetOrder", order_id="#A2")).enqueue("executor", ANSWER)
+    llm.enqueue("verifier", verdict(9))
+    turn(typed, llm, "what is the status of #A2?", "y:1")
 
     llm = ScriptedLLM()
     one = agent(directory, llm, tmp_path / "one.db", architecture="cev_1level")

@@ -1,0 +1,128 @@
+"""``TypedReader``: the operations route as one typed reading a step (``chops.pipeline.read``).
+
+A step asks the model, under the reading's grammar, what the message asks (``schema.reading_schema``): look-ups it
+needs (run at once; their results are shown to the next step), the operation it wants with the values the customer
+gave, or an answer from what was looked up. Code does the rest: the values are merged into the request of the
+conversation (``request``), grounded by their kinds against the customer's words, the look-ups and the clock
+(``chops.domain.values``); the request is asked about while a required value is missing at any depth, refused when
+it names another person, else dry-run as the write the verifier scores and the customer confirms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from chops.domain.operations import Operation, operation_lines
+from chops.domain.outcomes import Outcome, OperationResult
+from chops.domain.system import SystemApi
+from chops.domain.values import missing
+from chops.llm import LLM
+from chops.pipeline.context import Candidate, Step, TurnContext
+from chops.pipeline.grounding import ground_args
+from chops.pipeline.lookups import conversation_lookups, lookup_record, looked_up, observations_section
+from chops.pipeline.prompting import fragment, messages
+from chops.pipeline.read.request import ROLE, Request, merged, restore
+from chops.pipeline.read.schema import reading_schema
+from chops.pipeline.targets import others_named, refusal
+
+PROMPT = "pipeline_read"
+
+
+class TypedReader:
+    """Reads a message on the operations route into look-ups, one write or an answer (the module docstring)."""
+
+    def __init__(self, llm: LLM, api: SystemApi, operations: Mapping[str, Operation], *, steps: int = 4) -> None:
+        """``steps``: the readings one attempt may take (each after the look-ups the one before asked for)."""
+        self.llm, self.api, self.operations, self.steps = llm, api, operations, steps
+        self.choices = tuple(operations.values())
+        self.operations_text = "\n".join(operation_lines(operations))
+
+    def static_head(self) -> str:
+        """The reading prompt's static part (what a warm start caches)."""
+        from chops.pipeline.prompting import system_part
+
+        return system_part(PROMPT, {"operations": self.operations_text})
+
+    def propose(self, ctx: TurnContext) -> Candidate:
+        """Look-ups while a reading asks for them, then the request's write, a question for what it misses, or an
+        answer."""
+        lookups = conversation_lookups(ctx)
+        request = restore(ctx.history)
+        for n in range(1, self.steps + 1):
+            calls = self._read(ctx, request, lookups, n)
+            answer = next((c.answer for c in calls if c.operation == "AnswerDirectly"), None)
+            reads = [c for c in calls if c.operation in self.operations and not self.operations[c.operation].writes]
+            write = next((c for c in calls if c.operation in self.operations
+                          and self.operations[c.operation].writes), None)
+            if write is not None:
+                op = self.operations[write.operation]
+                request = merged(request, op, write.args.model_dump(by_alias=True))
+                return self._propose(ctx, op, request, lookups)
+            if reads and n < self.steps and self._look_up(ctx, reads, lookups):
+                continue
+            if answer is not None:
+                return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=list(lookups))
+            break
+        ctx.trace.step("steps_exhausted", steps=self.steps, lookup_count=len(lookups))
+        return Candidate(iteration=ctx.trace.iteration, route="system", lookups=list(lookups))
+
+    def _read(self, ctx: TurnContext, request: Request | None, lookups: list[Step], n: int) -> list[Any]:
+        """One reading: the calls the model gives for the message, the request so far and the look-ups."""
+        so_far = fragment("request_so_far", request=request.describe()) if request is not None else ""
+        today = fragment("today", today=ctx.now.strftime("%Y-%m-%d %H:%M, %A")) + "\n" if ctx.now else ""
+        msgs = messages(PROMPT, static={"operations": self.operations_text}, history=ctx.history_section(),
+                        profile=ctx.profile_text(), today=today, request_so_far=so_far, request=ctx.text,
+                        observations=observations_section(lookups), feedback=ctx.feedback_section(last=True),
+                        language=ctx.language_section())
+        out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
+            "executor", msgs, reading_schema(self.choices), ledger=lg), route="system", step=n, reading=True)
+        step["calls"] = [c.model_dump(by_alias=True) for c in out.calls]
+        return list(out.calls)
+
+    def _look_up(self, ctx: TurnContext, reads: list[Any], lookups: list[Step]) -> bool:
+        """Run the reads not run yet with the same values (grounded like any call); False when none was new."""
+        known = looked_up(ctx, lookups)
+        fresh: list[Step] = []
+        for call in reads:
+            op = self.operations[call.operation]
+            proposed = call.args.model_dump(by_alias=True)
+            args, dropped = ground_args(proposed, ctx.user_texts, known, op.args_model, ctx.now)
+            if any((s.operation, s.args) == (op.name, args) for s in lookups + fresh):
+                continue
+            fresh.append(Step(operation=op.name, proposed_args=proposed, args=args, dropped=dropped,
+                              description=op.description, result=self.api.call(op.name, ctx.nickname, args)))
+        lookups.extend(fresh)
+        # Kept with the turn: a later turn grounds values in them and shows them again (``earlier_lookups``).
+        ctx.trace.step("lookups", lookups=[lookup_record(s) for s in fresh])
+        return bool(fresh)
+
+    def _propose(self, ctx: TurnContext, op: Operation, request: Request, lookups: list[Step]) -> Candidate:
+        """The request's write: grounded, then asked about, refused or dry-run."""
+        args, dropped = ground_args(request.args, ctx.user_texts, looked_up(ctx, lookups), op.args_model, ctx.now)
+        kept = Request(op.name, args)
+        ctx.trace.step(ROLE, **kept.record(), dropped=dropped)
+        step = Step(operation=op.name, proposed_args=request.args, args=args, dropped=dropped, writes=True,
+                    description=op.description)
+        plan = None
+        gaps = missing(op.args_model, args)
+        others = [] if gaps else others_named(self.api, ctx, args)
+        if gaps:
+            step.result = asking(op, gaps)
+        elif others:
+            step.result = refusal(op.name, ctx.nickname, others)
+        else:
+            plan = self.api.call_plan(ctx.nickname, [(op.name, args)], dry_run=True)
+            step.result = plan.steps[0]
+        record = step.record(ctx.nickname, others)
+        ctx.trace.step("plan", **record, steps=[record])
+        return Candidate(iteration=ctx.trace.iteration, route="system", steps=[step], plan=plan,
+                         lookups=list(lookups))
+
+
+def asking(op: Operation, gaps: list[tuple[tuple[Any, ...], Any]]) -> OperationResult:
+    """The result of a write still missing values: which ones (``data["missing"]``: their paths, in field order)."""
+    names = [".".join(str(p) for p in path) for path, _ in gaps]
+    return OperationResult(operation=op.name, outcome=Outcome.REFUSED_MISSING_ARGS, data={"missing": names},
+                           message=f"{op.name} needs {', '.join(names)}; please provide it.")
+

@@ -1,0 +1,196 @@
+"""The typed reading (chops.pipeline.read) through the agent, for a made-up business whose write takes nested records
+and dates (a ferry company: a booking's legs and travellers), in English and in Chinese. Only the model is scripted."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from chops.domain.operations import Operation
+from chops.domain.outcomes import (Change, DomainError, NotInSystem, OperationResult, Outcome, PlanResult,
+                                   PreconditionFailed)
+from chops.domain.values import kind
+from chops.llm import ScriptedLLM
+from chops.pipeline import Agent
+from chops.settings import get_settings
+from tests.unit.pipeline_support import FakeIndex, answering, to_system, verdict
+from tests.unit.test_domain_seam import Approvals
+
+NOW = dt.datetime(2031, 7, 9, 10, 0)  # a Wednesday
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Leg(Strict):
+    sailing: str = Field(description="the sailing code, e.g. 'FR12'", json_schema_extra=kind("id", from_=["sailings"]))
+    day: str = Field(title="the day of the crossing", description="the day, YYYY-MM-DD",
+                     json_schema_extra=kind("date"))
+
+
+class Traveller(Strict):
+    first_name: str = Field(title="the traveller's first name", description="first name",
+                            json_schema_extra=kind("text"))
+    last_name: str = Field(title="the traveller's last name", description="last name", json_schema_extra=kind("text"))
+
+
+class BookArgs(Strict):
+    legs: list[Leg] = Field(min_length=1, description="the crossings")
+    travellers: list[Traveller] = Field(min_length=1, description="who travels")
+
+
+class NoArgs(Strict):
+    pass
+
+
+class Passenger(BaseModel):
+    user_id: str
+    names: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"Customer {self.user_id}"
+
+    def lookup_data(self) -> dict:
+        return {"user_id": self.user_id}
+
+    def grounding_values(self) -> tuple[str, ...]:
+        return ()
+
+
+def list_sailings(state: dict, user: str, args: NoArgs) -> tuple[str, Any]:
+    return "The sailings.", {"sailings": sorted(state["sailings"])}
+
+
+def book(state: dict, user: str, args: BookArgs) -> tuple[str, Any]:
+    for leg in args.legs:
+        if leg.sailing not in state["sailings"]:
+            raise PreconditionFailed(f"There is no sailing {leg.sailing}.")
+    state["bookings"].append({"user": user, **args.model_dump()})
+    return f"Booked {len(args.legs)} crossing(s) for {len(args.travellers)} traveller(s).", None
+
+
+class FerryApi:
+    """An in-memory ``SystemApi``: sailings and bookings; plans all or nothing."""
+
+    operations = {op.name: op for op in (
+        Operation("list_sailings", "List the sailings.", NoArgs, False, False, list_sailings, observe=True),
+        Operation("book_crossing", "Book crossings for travellers.", BookArgs, True, False, book, title="book"))}
+
+    def __init__(self) -> None:
+        self.state = {"sailings": {"FR12", "FR14"}, "bookings": [], "people": {"kim_9": ("Kim Osei",)}}
+
+    def profile(self, user: str) -> Passenger | None:
+        return Passenger(user_id=user, names=(user,)) if user == "ana_1" else None
+
+    def people_named(self, names: Collection[str]) -> list[tuple[Any, tuple[str, ...]]]:
+        return [(u, n) for u, n in self.state["people"].items() if any(x in names for x in n)]
+
+    def call(self, name: str, user: str, args: dict, **kw: Any) -> OperationResult:
+        return self.call_plan(user, [(name, args)], **kw).steps[0]
+
+    def call_plan(self, user: str, steps: Sequence[tuple[str, dict]], *, dry_run: bool = False,
+                  **kw: Any) -> PlanResult:
+        work, results = copy.deepcopy(self.state), []
+        for name, args in steps:
+            op = self.operations[name]
+            try:
+                if user != "ana_1":
+                    raise NotInSystem("not a customer")
+                message, data = op.run(work, user, op.args_model.model_validate(args))
+                diff = [Change(table="booking", key={"n": len(work["bookings"])}, field=None, before=None,
+                               after=work["bookings"][-1])] if op.writes else []
+                results.append(OperationResult(operation=name, outcome=Outcome.OK, message=message, data=data,
+                                               diff=diff, dry_run=dry_run and op.writes))
+            except DomainError as exc:
+                results.append(OperationResult(operation=name, outcome=exc.outcome, message=exc.message))
+        commit = all(r.outcome.succeeded for r in results) and not dry_run and any(
+            self.operations[n].writes for n, _ in steps)
+        if commit:
+            self.state = work
+        return PlanResult(operation=results[0].operation, outcome=results[0].outcome, message=results[0].message,
+                          diff=[c for r in results for c in r.diff], dry_run=dry_run, committed=commit,
+                          steps=results)
+
+
+def agent() -> tuple[Agent, FerryApi, ScriptedLLM]:
+    llm, api = ScriptedLLM(), FerryApi()
+    return Agent(api, llm, get_settings(), FakeIndex(), approvals=Approvals(), reading="typed",
+                 clock=lambda: NOW), api, llm
+
+
+def reading(operation: str, **args: Any) -> dict:
+    return {"calls": [{"operation": operation, "args": args}]}
+
+
+def booking(legs: Any = None, travellers: Any = None) -> dict:
+    return reading("book_crossing", legs=legs, travellers=travellers)
+
+
+MIRA = [{"first_name": "Mira", "last_name": "Lee"}]
+
+
+def test_a_booking_in_one_message_is_read_grounded_and_committed():
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", booking([{"sailing": "FR12", "day": "2031-07-14"}], MIRA)).enqueue("verifier", verdict(9))
+    result = ferry.handle("ana_1", "Book FR12 next Monday for Mira Lee", turn_key="f:1")
+    assert result.committed and api.state["bookings"][0]["legs"] == [{"sailing": "FR12", "day": "2031-07-14"}]
+    prompt = next(m for role, m, _ in llm.calls if role == "executor")
+    assert "2031-07-09 10:00, Wednesday" in prompt[1][1]  # the reading is told what today is
+    assert "legs: list[{sailing: str, day: str}]" in prompt[0][1]  # nested records shown inline
+
+
+def test_a_missing_nested_value_is_asked_for_then_filled_from_the_answer_in_chinese():
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", booking([{"sailing": "FR14", "day": None}], MIRA)).enqueue("verifier", verdict(9))
+    first = ferry.handle("ana_1", "帮我订FR14，乘客Mira Lee", turn_key="f:2")
+    assert first.outcome == "refused_missing_args" and not first.committed
+    assert api.state["bookings"] == []
+    # The answer gives the day alone; the request keeps the sailing and the traveller.
+    answering(llm)
+    llm.enqueue("executor", booking([{"sailing": None, "day": "2031-07-20"}], None)).enqueue("verifier", verdict(9))
+    second = ferry.handle("ana_1", "7月20日", history=[first.to_record("帮我订FR14，乘客Mira Lee")],
+                          turn_key="f:3")
+    assert second.committed, second.reply
+    assert api.state["bookings"][0]["legs"] == [{"sailing": "FR14", "day": "2031-07-20"}]
+    assert api.state["bookings"][0]["travellers"] == MIRA
+
+
+def test_a_day_the_customer_never_named_is_not_booked():
+    ferry, api, llm = agent()
+    to_system(llm)
+    # The model writes a day nobody said; the check drops it and the retry is told so.
+    llm.enqueue("executor", booking([{"sailing": "FR12", "day": "2031-07-15"}], MIRA))
+    llm.enqueue("verifier", verdict(2, "the day is not the one the customer said"))
+    to_system(llm, fresh=False)
+    llm.enqueue("executor", booking([{"sailing": "FR12", "day": "2031-07-14"}], MIRA)).enqueue("verifier", verdict(9))
+    result = ferry.handle("ana_1", "Book FR12 for Mira Lee on 14 July", turn_key="f:4")
+    assert [b["legs"][0]["day"] for b in api.state["bookings"]] == ["2031-07-14"]
+    assert result.committed
+
+
+def test_a_traveller_who_is_another_customer_is_the_bookings_not_someone_else_acted_for():
+    ferry, api, llm = agent()
+    to_system(llm)
+    kim = [{"first_name": "Kim", "last_name": "Osei"}]
+    llm.enqueue("executor", booking([{"sailing": "FR12", "day": "2031-07-14"}], kim)).enqueue("verifier", verdict(9))
+    result = ferry.handle("ana_1", "Book FR12 on July 14 for my friend Kim Osei", turn_key="f:5")
+    assert result.committed and api.state["bookings"][0]["travellers"] == kim
+
+
+def test_a_question_is_looked_up_then_answered():
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", reading("list_sailings"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "Sailings FR12 and FR14 run."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = ferry.handle("ana_1", "Which sailings are there?", turn_key="f:6")
+    assert "FR12 and FR14" in result.reply and api.state["bookings"] == []
+    second = [m for role, m, _ in llm.calls if role == "executor"][1]
+    assert "FR14" in second[1][1]  # the look-up's result is shown to the next reading
