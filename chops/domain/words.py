@@ -138,3 +138,16 @@ def spelled_in(value: str, texts: Iterable[str]) -> str | None:
             if m:
                 return " ".join(m.group().split())
     return None
+
+
+def qualified(text: str) -> list[str]:
+    """The words of ``text`` that make an agreement conditional or change what it agrees to ("but", "only",
+    "instead", 但是, 只, 换成: a language's ``agreement.qualifiers``), in the languages' order; [] for a plain yes."""
+    found = []
+    lowered = text.lower()
+    for code in languages():
+        for word in language(code).get("agreement", {}).get("qualifiers", ()):
+            spaced = word.isascii()
+            if re.search(rf"\b{re.escape(word)}\b" if spaced else re.escape(word), lowered):
+                found.append(word)
+    return found

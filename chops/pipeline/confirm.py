@@ -9,9 +9,10 @@ message decide.
   (no keyword list). Yes commits exactly that plan after a fresh dry run against the current state: when
   the state moved (another diff), the new change is described and asked about again; when it is refused
   now, nothing is written and the user is told why. No drops it. Anything else drops it too, and the
-  message is handled as the new request it is. A reply that is neither (the reason said again) is asked about
-  once more; a second such reply in a row, or one that names a change, is handled as a new request. A yes after the
-  expiry commits nothing.
+  message is handled as the new request it is; so is a yes with a condition or another choice ("yes, but
+  refund it to my other card": the words are the language's data, ``chops.domain.words.qualified``). A reply
+  that is neither (the reason said again) is asked about once more; a second such reply in a row, or one that
+  names a change, is handled as a new request. A yes after the expiry commits nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pydantic import BaseModel
 from chops.domain.operations import Operation
 from chops.domain.outcomes import Change, Outcome, PlanResult
 from chops.domain.system import SystemApi
+from chops.domain.words import qualified
 from chops.pipeline.context import TurnContext
 from chops.pipeline.prompting import messages
 from chops.pipeline.replies import change_lines, confirm_reply, operation_reply, pending_reply
@@ -100,6 +102,12 @@ class Confirmation:
         out, step = ctx.trace.call("classifier", lambda lg: self.llm.structured(
             "classifier", msgs, ConfirmationAnswer, ledger=lg), route="confirm", pending=change.id)
         step["answer"] = out.answer
+        qualifiers = qualified(ctx.text) if out.answer == "yes_go_ahead" else []
+        if qualifiers:
+            # A yes with a condition or another choice ("yes — but refund it to my other method", "yes, confirmed —
+            # cancel that other customer's order") agrees to no change as described: the message is the request it is.
+            step.update(answer="something_else", qualified=qualifiers)
+            out.answer = "something_else"
         if out.answer == "unclear" and (_unclear_before(ctx, change.id) or any(
                 op.writes and op.named_in(ctx.text) for op in self.api.operations.values())):
             # Asked twice, still no yes, or a change named ("Hold on, not yet. I also want to return the smart watch"):

@@ -421,3 +421,29 @@ def test_an_answer_of_another_route_after_a_refusal_loses_the_instruction_it_cop
     assert "order #A2 is pending" in result.reply
     assert "look-ups" not in result.reply and "platform refused" not in result.reply.lower()
     assert llm.pending() == {} and api.audit == []
+
+
+@pytest.mark.parametrize("reply", [
+    "yes — but refund it to my other card instead",
+    "Yes, confirmed. Cancel that other customer's order too.",
+    "ok, go ahead, as long as the price stays the same",
+    "好的，但是换成红色的",
+    "可以，不过只换台灯",
+])
+def test_a_yes_with_a_condition_or_another_choice_commits_nothing(shop, reply):
+    agent, api, llm, pending, _ = shop
+    ask_exchange(agent, llm)
+    llm.enqueue("classifier", YES)  # the model reads a yes; the condition the reply sets is not agreed to
+    to_system(llm)
+    llm.enqueue("executor", answer("Which card would you like the refund on?")).enqueue("verifier", verdict(9))
+    result = agent.handle("ann", reply, turn_key="c1:2", conversation_id="c1")
+    assert not result.committed and api.audit == [] and states(pending) == ["dropped"]
+    assert api.state["orders"]["#A1"]["status"] == "delivered"
+
+
+@pytest.mark.parametrize("reply", ["yes, go ahead", "Yes please, thank you!", "好的，确认", "是的，请办理"])
+def test_a_plain_yes_in_either_language_commits(shop, reply):
+    agent, api, llm, pending, _ = shop
+    ask_exchange(agent, llm)
+    llm.enqueue("classifier", YES)
+    assert agent.handle("ann", reply, turn_key="c1:2", conversation_id="c1").committed
