@@ -3,17 +3,19 @@
 Three of a turn's five model calls only decided where a message goes (the small-talk gate, level 1,
 level 2). A message's USE embedding (the multilingual encoder the guide index has loaded already)
 decides the same question in milliseconds for the messages it is sure of: a multinomial logistic
-regression over the embeddings, trained from the domain pack's labelled examples
-(``DomainPack.router_examples``: made-up wordings of every route, in English and Chinese). Where it is
-not sure — its top probability under a threshold calibrated on held-apart examples — the model
-classifier decides, as before.
+regression over the embeddings, trained from labelled examples: the pack author's kit's conversational ones
+(``KIT_EXAMPLES``: greetings, thanks and goodbyes, "never mind", asking for a person, off-topic questions, the same
+for every business) and the domain pack's own (``DomainPack.router_examples``: made-up wordings of its profile, guide
+and operation routes, and any conversational wording that names its business), in English and Chinese. A text in
+both keeps the pack's route. Where it is not sure — its top probability under a threshold calibrated on held-apart
+examples — the model classifier decides, as before.
 
 Calibration: every fourth example of each route is held apart; a model trained on the rest gives the
 held-apart examples' probabilities, and the threshold is the smallest one at which every held-apart
 example the router would decide is decided right (never below ``MIN_THRESHOLD``). The router that is
 used is then trained on all examples, with that threshold.
 
-The trained router is a small ``.npz`` in ``<data_dir>/router/``, named by a hash of the examples and
+The trained router is a small ``.npz`` in ``<data_dir>/router/``, named by a hash of both examples files and
 the embedder: ``chops router train`` builds it, and a service whose examples or embedder changed builds
 it at start (a few seconds) instead of loading a stale one.
 """
@@ -32,7 +34,9 @@ log = logging.getLogger(__name__)
 
 ROUTES = ("greeting", "thanks", "cancel", "handoff", "out_of_scope", "basic_info", "guide", "system")
 MIN_THRESHOLD = 0.6  # below this even a perfect calibration set proves little (it holds ~50 examples)
-EPOCHS, RATE, L2 = 1000, 5.0, 1e-4  # full-batch gradient descent on ~200 x 512: about a second
+EPOCHS, RATE, L2 = 1000, 5.0, 1e-4  # full-batch gradient descent on ~400 x 512: about a second
+# The conversational examples every business shares (the kit's): packs add only their own.
+KIT_EXAMPLES = Path(__file__).resolve().parent / "domain" / "router_examples.jsonl"
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,25 @@ def read_examples(path: Path) -> list[tuple[str, str]]:
             raise ValueError(f"{path}:{n}: unknown route {row['route']!r}; known: {', '.join(ROUTES)}")
         pairs.append((row["text"], row["route"]))
     return pairs
+
+
+def training_files(examples_path: Path) -> tuple[Path, ...]:
+    """The files a router for ``examples_path`` (a pack's examples) is trained on: the kit's, then the pack's."""
+    if Path(examples_path).resolve() == KIT_EXAMPLES:
+        return (KIT_EXAMPLES,)
+    return KIT_EXAMPLES, Path(examples_path)
+
+
+def training_examples(examples_path: Path) -> list[tuple[str, str]]:
+    """``(text, route)`` pairs of ``training_files(examples_path)``, each text once: where the kit and the pack have
+    the same text (case-blind), the pack's route is kept (for an airline "book me a flight" is no off-topic question)."""
+    pairs: dict[str, tuple[str, str]] = {}
+    for path in training_files(examples_path):
+        for text, route in read_examples(path):
+            key = " ".join(text.split()).casefold()
+            pairs.pop(key, None)  # the later file's label, at the later file's place
+            pairs[key] = (text, route)
+    return list(pairs.values())
 
 
 def _fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -127,17 +150,23 @@ class Router:
 
 
 def artefact_path(data_dir: Path, examples_path: Path, embedder_name: str) -> Path:
-    """Where the router for these examples and this embedder is kept (the name changes with either)."""
-    digest = hashlib.sha256(examples_path.read_bytes() + embedder_name.encode()).hexdigest()[:16]
-    return data_dir / "router" / f"router-{digest}.npz"
+    """Where the router for these examples (the kit's and ``examples_path``) and this embedder is kept (the name
+    changes with either file or the embedder)."""
+    digest = hashlib.sha256()
+    for path in training_files(examples_path):
+        data = path.read_bytes()
+        digest.update(len(data).to_bytes(8, "big") + data)  # lengths: no two splits of the bytes hash alike
+    digest.update(embedder_name.encode())
+    return data_dir / "router" / f"router-{digest.hexdigest()[:16]}.npz"
 
 
 def build_router(data_dir: Path, examples_path: Path, embedder, *, rebuild: bool = False) -> Router:
-    """The router for the examples at ``examples_path``: loaded when built already, else trained and saved."""
+    """The router for the kit's examples and those at ``examples_path``: loaded when built already, else trained and
+    saved."""
     path = artefact_path(data_dir, examples_path, getattr(embedder, "name", type(embedder).__name__))
     if path.is_file() and not rebuild:
         return Router.load(path, embedder)
-    router = Router.train(read_examples(examples_path), embedder)
+    router = Router.train(training_examples(examples_path), embedder)
     router.save(path)
     log.info("router trained on %s: threshold %.3f, saved to %s", examples_path, router.threshold, path)
     return router
@@ -145,7 +174,7 @@ def build_router(data_dir: Path, examples_path: Path, embedder, *, rebuild: bool
 
 def router_for(settings, pack, index=None) -> Router | None:
     """The deployment's router (None when ``router_enabled`` is off or the architecture has no two-level
-    classifier), trained on ``router_examples`` or else the domain pack's examples: the guide index's
+    classifier), trained on the kit's examples and ``router_examples`` or else the domain pack's: the guide index's
     embedder when there is one (its model is loaded already), else the configured one."""
     if not settings.router_enabled or settings.architecture != "cev_2level":
         return None

@@ -17,7 +17,7 @@ from apis.retail.registry import OPERATIONS
 from chops.cli import main
 from chops.db import make_engine
 from chops.domain.pack import load_pack
-from chops.router import ROUTES, read_examples
+from chops.router import ROUTES, training_examples
 from tests.unit.retail_support import MIA, load_shop, shop_document
 
 
@@ -51,7 +51,7 @@ def test_the_pack_is_found_by_its_entry_point():
 
 
 def test_router_examples_cover_every_route_in_three_languages(retail_dir):
-    rows = read_examples(pack.router_examples)
+    rows = training_examples(pack.router_examples)  # the kit's conversational examples and the shop's own
     by_route = {r: [t for t, route in rows if route == r] for r in ROUTES}
     assert all(len(texts) >= 20 for texts in by_route.values()), {r: len(t) for r, t in by_route.items()}
     for route, texts in by_route.items():

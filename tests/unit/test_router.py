@@ -11,7 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chops.router import MIN_THRESHOLD, ROUTES, Router, artefact_path, build_router, read_examples
+from chops import router as router_module
+from chops.router import (KIT_EXAMPLES, MIN_THRESHOLD, ROUTES, Router, artefact_path, build_router, read_examples,
+                          training_examples)
 from tests.unit.pipeline_support import demo_engine, make_agent, verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -137,7 +139,7 @@ def test_an_answer_to_a_question_for_a_missing_value_goes_to_the_model(sqlite_ur
 
 
 def test_the_domain_examples_cover_every_route_in_english_and_chinese():
-    rows = read_examples(REPO / "apis" / "cphos" / "router_examples.jsonl")
+    rows = training_examples(REPO / "apis" / "cphos" / "router_examples.jsonl")  # the kit's and the pack's
     han = re.compile(r"[\u4e00-\u9fff]")
     for route in ROUTES:
         texts = [t for t, r in rows if r == route]
@@ -146,6 +148,51 @@ def test_the_domain_examples_cover_every_route_in_english_and_chinese():
     assert len({t for t, _ in rows}) == len(rows)  # no duplicates
     manners = {c["text"] for c in json.loads((REPO / "eval" / "cases" / "manners.json").read_text())["cases"]}
     assert not manners & {t for t, _ in rows}  # the evaluation's own messages are never training examples
+
+
+CONVERSATIONAL = ("greeting", "thanks", "cancel", "handoff", "out_of_scope")
+
+
+def test_the_kits_examples_are_conversational_in_english_and_chinese_and_the_packs_do_not_repeat_them():
+    kit = read_examples(KIT_EXAMPLES)
+    han = re.compile(r"[\u4e00-\u9fff]")
+    assert {r for _, r in kit} == set(CONVERSATIONAL)  # no business's profile, guide or operation
+    for route in CONVERSATIONAL:
+        texts = [t for t, r in kit if r == route]
+        assert len(texts) >= 25, route  # as many as a pack had of its own before they moved here
+        assert any(han.search(t) for t in texts) and any(t.isascii() for t in texts), route
+    folded = [" ".join(t.split()).casefold() for t, _ in kit]
+    assert len(set(folded)) == len(folded)
+    manners = {c["text"].casefold() for c in
+               json.loads((REPO / "eval" / "cases" / "manners.json").read_text())["cases"]}
+    assert not manners & set(folded)  # the evaluation's own messages are never training examples
+    for pack in ("cphos", "retail"):
+        own = read_examples(REPO / "apis" / pack / "router_examples.jsonl")
+        assert not {" ".join(t.split()).casefold() for t, _ in own} & set(folded), pack
+        assert sum(r in CONVERSATIONAL for _, r in own) <= 6, pack  # only wordings that name its business
+
+
+def test_a_packs_label_of_a_kit_wording_wins_and_the_wording_is_trained_on_once(tmp_path):
+    own = tmp_path / "own.jsonl"
+    own.write_text(json.dumps({"text": "Tell me a  joke", "route": "system"}) + "\n", encoding="utf-8")
+    rows = training_examples(own)
+    assert [r for t, r in rows if t.casefold().split() == ["tell", "me", "a", "joke"]] == ["system"]
+    assert len(rows) == len(read_examples(KIT_EXAMPLES))  # the kit's wording replaced, nothing added
+    assert training_examples(KIT_EXAMPLES) == read_examples(KIT_EXAMPLES)
+
+
+def test_the_trained_router_is_named_by_the_kits_examples_too(tmp_path, monkeypatch):
+    path = examples_file(tmp_path)
+    kit = tmp_path / "kit.jsonl"
+    kit.write_bytes(KIT_EXAMPLES.read_bytes())
+    monkeypatch.setattr(router_module, "KIT_EXAMPLES", kit)
+    before = artefact_path(tmp_path, path, "e")
+    kit.write_text(kit.read_text(encoding="utf-8") + json.dumps({"text": "howdy", "route": "greeting"}) + "\n",
+                   encoding="utf-8")
+    assert artefact_path(tmp_path, path, "e") != before  # a changed kit trains the router again
+    embedder = BagOfWords()
+    build_router(tmp_path / "data", path, embedder)
+    assert embedder.calls > 0
 
 
 def test_thanks_after_a_finished_change_is_thanks_not_the_change_again(sqlite_url, router):
