@@ -4,6 +4,7 @@ and dates (a ferry company: a booking's legs and travellers), in English and in 
 from __future__ import annotations
 
 import copy
+import json
 import datetime as dt
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -194,3 +195,14 @@ def test_a_question_is_looked_up_then_answered():
     assert "FR12 and FR14" in result.reply and api.state["bookings"] == []
     second = [m for role, m, _ in llm.calls if role == "executor"][1]
     assert "FR14" in second[1][1]  # the look-up's result is shown to the next reading
+
+
+def test_an_id_a_look_up_listed_is_chosen_among_them_not_written_freely():
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", reading("list_sailings"))
+    llm.enqueue("executor", booking([{"sailing": "FR14", "day": "2031-07-14"}], MIRA)).enqueue("verifier", verdict(9))
+    ferry.handle("ana_1", "Book the Monday sailing, July 14, for Mira Lee", turn_key="f:7")
+    first, second = [schema for role, _, schema in llm.calls if role == "executor"]
+    assert "FR14" not in str(first.model_json_schema())  # nothing listed yet: free
+    assert '"enum": ["FR12", "FR14"]' in json.dumps(second.model_json_schema())

@@ -20,11 +20,13 @@ from chops.domain.values import missing
 from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.grounding import ground_args
-from chops.pipeline.lookups import conversation_lookups, lookup_record, looked_up, observations_section
+from chops.pipeline.lookups import (conversation_lookups, lookup_record, looked_up, observations_section,
+                                    seen_data)
 from chops.pipeline.prompting import fragment, messages
 from chops.pipeline.read.request import ROLE, Request, merged, restore
-from chops.pipeline.read.schema import reading_schema
+from chops.pipeline.read.schema import id_options, reading_schema
 from chops.pipeline.targets import others_named, refusal
+from chops.pipeline.walk import typed_ids
 
 PROMPT = "pipeline_read"
 
@@ -75,8 +77,10 @@ class TypedReader:
                         profile=ctx.profile_text(), today=today, request_so_far=so_far, request=ctx.text,
                         observations=observations_section(lookups), feedback=ctx.feedback_section(last=True),
                         language=ctx.language_section())
+        options = id_options(self.choices, seen_data(ctx, lookups), typed_ids(ctx.user_texts))
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
-            "executor", msgs, reading_schema(self.choices), ledger=lg), route="system", step=n, reading=True)
+            "executor", msgs, reading_schema(self.choices, options), ledger=lg), route="system", step=n,
+            reading=True)
         step["calls"] = [c.model_dump(by_alias=True) for c in out.calls]
         return list(out.calls)
 
