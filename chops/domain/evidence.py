@@ -96,4 +96,4 @@ def ground_date(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> A
 def ground_choice(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
     if not options.get("said"):
         return value
-    return _ground_text(value, evidence, options) and value
+    return ground_text(value, evidence, options) and value

@@ -130,3 +130,14 @@ def test_a_pack_registers_a_kind_of_its_own():
 
 def test_leaf_texts_reach_nested_names():
     assert leaf_texts(Trip, _trip()) == ["Mira"]
+
+
+def test_a_choice_the_customer_must_name_is_grounded_only_when_named():
+    class CancelArgs(BaseModel):
+        reason: Literal["change of plan", "weather"] = Field(json_schema_extra=kind("choice", said=True))
+        cabin: Literal["economy", "business"] = Field(json_schema_extra=kind("choice"))
+
+    said = Evidence(texts=("please cancel it, the weather is awful",))
+    assert ground(CancelArgs, {"reason": "weather", "cabin": "economy"}, said) == (
+        {"reason": "weather", "cabin": "economy"}, [])  # a choice not held to the words stands as the grammar gave
+    assert ground(CancelArgs, {"reason": "change of plan", "cabin": "economy"}, said)[1] == ["reason"]
