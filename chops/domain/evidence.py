@@ -4,6 +4,7 @@ clock) and how each built-in value kind grounds one (``chops.domain.values`` reg
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -94,6 +95,13 @@ def ground_date(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> A
 
 
 def ground_choice(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
-    if not options.get("said"):
+    """A choice the customer must name (``said``) is grounded where their words name it: the value itself, or a word
+    of it as a word's stem ("change_of_plan" by "my plans changed", "basic_economy" by "basic"); one they did not
+    name is asked for (their answer to that question is taken as it is read: ``chops.pipeline.read``)."""
+    if not options.get("said") or str(value) in evidence.known:
         return value
-    return ground_text(value, evidence, options) and value
+    if ground_text(value, evidence, options) is not None:
+        return value
+    words = [w for w in re.split(r"[\W_]+", str(value).lower()) if len(w) >= 4]
+    said = " ".join(evidence.texts).lower()
+    return value if any(re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", said) for w in words) else None

@@ -7,8 +7,9 @@ import copy
 import json
 import datetime as dt
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import Any, Literal
 
+import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from chops.domain.operations import Operation
@@ -49,6 +50,12 @@ class NoArgs(Strict):
     pass
 
 
+class CancelArgs(Strict):
+    booking: str = Field(description="the booking code", json_schema_extra=kind("id"))
+    reason: Literal["change_of_plan", "health", "weather"] = Field(
+        title="the reason for cancelling", description="why", json_schema_extra=kind("choice", said=True))
+
+
 class Passenger(BaseModel):
     user_id: str
     names: tuple[str, ...]
@@ -67,6 +74,11 @@ def list_sailings(state: dict, user: str, args: NoArgs) -> tuple[str, Any]:
     return "The sailings.", {"sailings": sorted(state["sailings"])}
 
 
+def cancel(state: dict, user: str, args: CancelArgs) -> tuple[str, Any]:
+    state["bookings"].append({"cancelled": args.booking, "reason": args.reason})
+    return f"Cancelled {args.booking}.", None
+
+
 def book(state: dict, user: str, args: BookArgs) -> tuple[str, Any]:
     for leg in args.legs:
         if leg.sailing not in state["sailings"]:
@@ -80,7 +92,8 @@ class FerryApi:
 
     operations = {op.name: op for op in (
         Operation("list_sailings", "List the sailings.", NoArgs, False, False, list_sailings, observe=True),
-        Operation("book_crossing", "Book crossings for travellers.", BookArgs, True, False, book, title="book"))}
+        Operation("book_crossing", "Book crossings for travellers.", BookArgs, True, False, book, title="book"),
+        Operation("cancel_booking", "Cancel a booking.", CancelArgs, True, False, cancel, title="cancel"))}
 
     def __init__(self) -> None:
         self.state = {"sailings": {"FR12", "FR14"}, "bookings": [], "people": {"kim_9": ("Kim Osei",)}}
@@ -206,3 +219,21 @@ def test_an_id_a_look_up_listed_is_chosen_among_them_not_written_freely():
     first, second = [schema for role, _, schema in llm.calls if role == "executor"]
     assert "FR14" not in str(first.model_json_schema())  # nothing listed yet: free
     assert '"enum": ["FR12", "FR14"]' in json.dumps(second.model_json_schema())
+
+
+@pytest.mark.parametrize("first, answer, reason", [
+    ("Please cancel booking BK7", "I've come down with the flu", "health"),
+    ("请取消预订BK7", "我生病了，去不了", "health"),
+])
+def test_a_choice_the_customer_must_name_is_asked_for_and_their_answer_taken_as_read(first, answer, reason):
+    ferry, api, llm = agent()
+    to_system(llm)
+    # The model guesses a reason nobody gave: it is dropped, and the customer is asked.
+    llm.enqueue("executor", reading("cancel_booking", booking="BK7", reason="change_of_plan"))
+    llm.enqueue("verifier", verdict(9))
+    asked = ferry.handle("ana_1", first, turn_key="f:8")
+    assert asked.outcome == "refused_missing_args" and api.state["bookings"] == []
+    answering(llm)
+    llm.enqueue("executor", reading("cancel_booking", booking=None, reason=reason)).enqueue("verifier", verdict(9))
+    done = ferry.handle("ana_1", answer, history=[asked.to_record(first)], turn_key="f:9")
+    assert done.committed and api.state["bookings"] == [{"cancelled": "BK7", "reason": reason}]

@@ -16,7 +16,7 @@ from typing import Any
 from chops.domain.operations import Operation, operation_lines
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.domain.system import SystemApi
-from chops.domain.values import missing
+from chops.domain.values import missing, values
 from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.grounding import ground_args
@@ -59,8 +59,9 @@ class TypedReader:
                           and self.operations[c.operation].writes), None)
             if write is not None:
                 op = self.operations[write.operation]
+                asked = asked_for(op, request)
                 request = merged(request, op, write.args.model_dump(by_alias=True))
-                return self._propose(ctx, op, request, lookups)
+                return self._propose(ctx, op, request, lookups, answered(op, request, asked))
             if reads and n < self.steps and self._look_up(ctx, reads, lookups):
                 continue
             if answer is not None:
@@ -101,9 +102,12 @@ class TypedReader:
         ctx.trace.step("lookups", lookups=[lookup_record(s) for s in fresh])
         return bool(fresh)
 
-    def _propose(self, ctx: TurnContext, op: Operation, request: Request, lookups: list[Step]) -> Candidate:
-        """The request's write: grounded, then asked about, refused or dry-run."""
-        args, dropped = ground_args(request.args, ctx.user_texts, looked_up(ctx, lookups), op.args_model, ctx.now)
+    def _propose(self, ctx: TurnContext, op: Operation, request: Request, lookups: list[Step],
+                 answers: list[str]) -> Candidate:
+        """The request's write: grounded (``answers``: the choices the customer gave when asked for them, as read),
+        then asked about, refused or dry-run."""
+        known = looked_up(ctx, lookups) | set(answers)
+        args, dropped = ground_args(request.args, ctx.user_texts, known, op.args_model, ctx.now)
         kept = Request(op.name, args)
         ctx.trace.step(ROLE, **kept.record(), dropped=dropped)
         step = Step(operation=op.name, proposed_args=request.args, args=args, dropped=dropped, writes=True,
@@ -130,3 +134,16 @@ def asking(op: Operation, gaps: list[tuple[tuple[Any, ...], Any]]) -> OperationR
     return OperationResult(operation=op.name, outcome=Outcome.REFUSED_MISSING_ARGS, data={"missing": names},
                            message=f"{op.name} needs {', '.join(names)}; please provide it.")
 
+
+def asked_for(op: Operation, request: Request | None) -> set[tuple[Any, ...]]:
+    """The paths of the choices the last turn asked for: the request's missing ones, if it is ``op``'s."""
+    if request is None or request.operation != op.name:
+        return set()
+    return {path for path, _ in missing(op.args_model, request.args)}
+
+
+def answered(op: Operation, request: Request, asked: set[tuple[Any, ...]]) -> list[str]:
+    """The values the request now holds at the ``asked`` paths of choice slots: the customer's answer to "the reason
+    for cancelling?" ("I'm sick", 我生病了) is the model's reading of it, a choice of the set; it is not asked again."""
+    return [str(value) for path, slot, value in values(op.args_model, request.args)
+            if slot.kind == "choice" and value is not None and tuple(path) in asked]
