@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from chops.cli import api, ask, db, eval_cmd, guides, llm, router, serve, staff
+from chops.cli import api, ask, db, eval_cmd, guides, llm, pack, router, serve, staff
 
 
 @click.group()
@@ -23,4 +23,5 @@ main.add_command(ask.ask)
 main.add_command(serve.serve)
 main.add_command(staff.staff)
 main.add_command(router.router)
+main.add_command(pack.pack)
 main.add_command(eval_cmd.eval_group)
