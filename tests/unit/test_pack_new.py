@@ -1,13 +1,15 @@
 """``chops pack new NAME``: the skeleton pack it writes imports, implements every member of the ``DomainPack``
-Protocol, and passes its own tests (migrated SQLite, demo data, the look-up, the confirmed write, one scripted agent
-conversation, its catalog); a name that cannot be a pack's, or a folder there already, is refused; the templates ship
-as package data."""
+Protocol, passes its own tests (migrated SQLite, demo data, the look-up, the confirmed write, one scripted agent
+conversation, its catalog) and, once its entry point is registered, is migrated, seeded, exported and called by the
+``chops`` commands; a name that cannot be a pack's, or a folder there already, is refused; the templates ship as
+package data."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import inspect
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -67,6 +69,31 @@ def test_the_skeletons_code_is_small_and_says_what_each_function_does(shelf):
         undocumented = [node.name for node in ast.walk(ast.parse(text)) if isinstance(node, ast.FunctionDef)
                         and not node.name.startswith("_") and ast.get_docstring(node) is None]
         assert undocumented == [], path
+
+
+def test_the_skeleton_once_registered_is_served_by_the_chops_commands(shelf, tmp_path, monkeypatch):
+    """As installed: an entry point in the ``chops.domains`` group (a distribution's metadata on ``sys.path``, the
+    ``shelf`` fixture's folder) makes ``--domain shelf`` migrate, seed, export and call it."""
+    info = shelf.parent / "shelf_pack-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: shelf-pack\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[chops.domains]\nshelf = shelf.pack:pack\n", encoding="utf-8")
+    url = ["--database-url", f"sqlite:///{tmp_path / 'cli.db'}"]
+
+    def chops(*args: str) -> str:
+        result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert "shelf    created at" in chops("db", "upgrade", "--domain", "shelf", *url)
+    assert re.search(r"shelf_record +3 rows", chops("db", "seed-demo", "--domain", "shelf", *url))
+    assert '"R-2001"' in chops("db", "export", "--domain", "shelf", *url)
+    monkeypatch.setenv("CHOPS_DOMAIN", "shelf")
+    moved = chops("api", "call", "reschedule_record", "--as", "ann_demo", *url, "--args",
+                  '{"record_id": "R-1001", "due": "2031-05-20"}', "--dry-run")
+    assert '"outcome": "ok"' in moved and '"dry_run": true' in moved
+    nothing = CliRunner().invoke(main, ["db", "revision", "shelf", "-m", "nothing"])
+    assert "nothing to write" in nothing.output  # the baseline revision gives the tables exactly
 
 
 @pytest.mark.parametrize("name", ["Shelf", "x", "2shelves", "shelf-life", "class", "json", "chops", "a" * 33])
