@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chops.domain.document import Amount, Strict
+from chops.domain.document import Address, Amount, Name, Strict, check_ids, check_listed
 
 
 class Variant(Strict):
@@ -23,20 +23,6 @@ class Product(Strict):
     name: str
     product_id: str
     variants: dict[str, Variant]
-
-
-class Name(Strict):
-    first_name: str
-    last_name: str
-
-
-class Address(Strict):
-    address1: str
-    address2: str
-    city: str
-    country: str
-    state: str
-    zip: str
 
 
 class PaymentMethod(Strict):
@@ -101,28 +87,16 @@ class Document(Strict):
         """Cross-record rules the tables rely on (``ValueError`` naming the first offender): mapping keys
         equal the records' ids, every order is in its owner's list exactly once and every listed order
         exists, an order's payments use its owner's methods, and requested exchanges or returns are whole."""
-        for kind, records, id_field in (("product", self.products, "product_id"), ("user", self.users, "user_id"),
-                                        ("order", self.orders, "order_id")):
-            for key, record in records.items():
-                if getattr(record, id_field) != key:
-                    raise ValueError(f"{kind} {key!r} holds the record of {getattr(record, id_field)!r}")
+        check_ids("product", self.products, "product_id")
+        check_ids("user", self.users, "user_id")
+        check_ids("order", self.orders, "order_id")
         for product in self.products.values():
             for key, v in product.variants.items():
                 if v.item_id != key:
                     raise ValueError(f"product {product.product_id}: variant {key!r} holds item {v.item_id!r}")
-        listed: dict[str, str] = {}
-        for user in self.users.values():
-            for order_id in user.orders:
-                if order_id in listed:
-                    raise ValueError(f"order {order_id} is listed twice (users {listed[order_id]}, {user.user_id})")
-                listed[order_id] = user.user_id
-        for order_id, order in self.orders.items():
-            if listed.get(order_id) != order.user_id:
-                raise ValueError(f"order {order_id} is not in the orders list of its user {order.user_id!r}")
+        check_listed(self.users, "orders", self.orders, "order")
+        for order in self.orders.values():
             self._check_order(order)
-        missing = sorted(set(listed) - set(self.orders))
-        if missing:
-            raise ValueError(f"users list orders that do not exist: {', '.join(missing[:5])}")
 
     def _check_order(self, order: Order) -> None:
         methods = self.users[order.user_id].payment_methods

@@ -1,13 +1,14 @@
-"""Load and export the shop: tau2's ``db.json`` in, the same document out.
+"""Load and export the shop: tau2's ``db.json`` in, the same document out (``STORE``, a
+``chops.domain.document.DocumentStore``: ``load`` replaces every ``retail_*`` row in ONE transaction with bulk
+inserts, loading twice gives the same rows).
 
-``load`` replaces every ``retail_*`` row in ONE transaction with bulk inserts (loading twice gives the same
-rows); ``export`` reads them back into exactly db.json's shape, adding an order's optional fields
-(``cancel_reason``, ``exchange_*``, ``return_*``) only when they are set, as db.json leaves them out.
+What is the shop's own: the rows of each table for a document (``document_rows``), and the document of the rows
+(``_document``) in exactly db.json's shape, adding an order's optional fields (``cancel_reason``, ``exchange_*``,
+``return_*``) only when they are set, as db.json leaves them out.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,13 +25,6 @@ def create_schema(engine: sa.Engine) -> None:
     """The ``retail_*`` tables and the agent's own ``chops_*`` tables, created or brought up to date by their
     migrations (``apis.retail.db.init_schema``; idempotent)."""
     init_schema(engine)
-
-
-def read_document(directory: Path) -> Document:
-    """The checked document of ``directory`` (``ValueError``/``ValidationError`` when malformed)."""
-    doc = Document.model_validate_json(kit.document_path(directory, "retail (tau2-retail)").read_bytes())
-    doc.check()
-    return doc
 
 
 def document_rows(doc: Document) -> dict[sa.Table, list[dict[str, Any]]]:
@@ -72,23 +66,6 @@ def document_rows(doc: Document) -> dict[sa.Table, list[dict[str, Any]]]:
             rows[t.request_item] += [{**key, "kind": kind, "seq": i, "item_id": x}
                                      for i, x in enumerate(getattr(o, field) or [])]
     return rows
-
-
-def replace_rows(engine: sa.Engine, doc: Document, *, progress: bool = False) -> dict[str, int]:
-    """Create the schema if needed, then in ONE transaction replace every ``retail_*`` row with ``doc``'s
-    (``chops.domain.document.replace_rows``). Returns the row count per table."""
-    return kit.replace_rows(engine, t.TABLES, document_rows(doc), create_schema=create_schema, progress=progress)
-
-
-def load(engine: sa.Engine, directory: Path, *, progress: bool = False) -> dict[str, int]:
-    """Replace the shop's rows with the ``db.json`` of ``directory`` (``chops.domain.document.document_path``)."""
-    return replace_rows(engine, read_document(directory), progress=progress)
-
-
-def export(engine: sa.Engine) -> dict[str, Any]:
-    """The whole shop as db.json's document, lists and mappings in their loaded (or written) order."""
-    with engine.connect() as conn:
-        return _document(kit.row_reader(conn))
 
 
 def _document(rows: Any) -> dict[str, Any]:
@@ -150,3 +127,6 @@ def _optional_fields(o: dict[str, Any], lists: dict[str, list[str]]) -> dict[str
         out.update(return_items=lists["return"], return_payment_method_id=o["return_payment_method_id"])
     return out
 
+
+STORE = kit.DocumentStore("retail (tau2-retail)", Document, t.TABLES, document_rows, _document, create_schema)
+read_document, replace_rows, load, export = STORE.read, STORE.replace, STORE.load, STORE.export

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pydantic import BaseModel
-
 from apis.retail import tables as t
 from apis.retail.args import CANCEL_REASONS
 from apis.retail.uow import RetailUnitOfWork
 from apis.retail.views import address_text, method_view
+from chops.domain.profile import AccountProfile
 
 # What customers call the cities the shop ships to, where that is not the name: "change my LA order to my NYC address"
 # had the 1.5B read another order, the overview saying "to Los Angeles" (train task 96).
@@ -18,29 +17,15 @@ CITY_NICKNAMES = {"New York": "NYC", "Los Angeles": "LA", "San Francisco": "SF",
                   "Philadelphia": "Philly"}
 
 
-class RetailProfile(BaseModel):
+class RetailProfile(AccountProfile):
     """A customer: name, email, default address, payment methods, order ids (newest last), and what each order
     is (``overview``: status, shipping address and item names), so "the lamp I got" names its order without reading
     them all."""
 
-    user_id: str
-    first_name: str
-    last_name: str
-    email: str
     address: dict[str, str]
     payment_methods: list[dict[str, Any]]  # method_view rows: id, source, balance or card
     orders: list[str]
     overview: list[dict[str, Any]] = []  # OrderRepository.summaries_of rows, in the order of ``orders``
-
-    @property
-    def full_name(self) -> str:
-        """"First Last"."""
-        return f"{self.first_name} {self.last_name}"
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The user id and the full name: a request naming either is about the customer themself."""
-        return (self.user_id, self.full_name)
 
     def describe(self) -> str:
         """A compact plain-text rendering for prompts (one fact per line)."""

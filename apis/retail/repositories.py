@@ -11,27 +11,20 @@ import sqlalchemy as sa
 
 from apis.retail import tables as t
 from apis.retail.views import address_view
+from chops.domain import repository as kit
 from chops.domain.outcomes import Change
 from chops.domain.repository import Row, SqlRepository
 
 
 def named_query(keys: Collection[str]) -> sa.Select:
     """The customers whose ``name_key`` is one of ``keys``: an ``IN`` on the indexed column."""
-    c = t.customer
-    return sa.select(c.c.user_id, c.c.first_name, c.c.last_name).where(c.c.name_key.in_(list(keys)))
+    return kit.named_query(t.customer, keys)
 
 
-class CustomerRepository(SqlRepository):
-    """Customers (``retail_customer``)."""
+class CustomerRepository(kit.AccountRepository):
+    """Customers (``retail_customer``): ``get`` one, the ones ``named``."""
 
-    def get(self, user_id: str) -> Row | None:
-        """The customer ``user_id`` (locked in a write unit of work)."""
-        return self._one(sa.select(t.customer).where(t.customer.c.user_id == user_id), lock=True)
-
-    def named(self, keys: Collection[str]) -> list[Row]:
-        """``user_id``, ``first_name``, ``last_name`` of the customers whose ``name_key`` is one of ``keys``
-        (lower-cased "first last"): indexed ``IN`` lookups in chunks, never a scan."""
-        return self._in_chunks(named_query, keys, "user_id")
+    table = t.customer
 
     def set_address(self, customer: Row, address: Row) -> None:
         """Replace the customer's default address."""

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from apis.retail.loader import name_key
 from apis.retail.profile import RetailProfile, load_profile
 from apis.retail.registry import OPERATIONS
 from apis.retail.uow import RetailUnitOfWork
 from chops.domain.api import PackApi
 from chops.domain.operations import Operation
 from chops.domain.outcomes import NotInSystem
+from chops.domain.repository import name_keys, people
 
 
 def resolve_customer(uow: RetailUnitOfWork, user: Any, op: Operation) -> tuple[dict[str, Any], None]:
@@ -45,10 +45,6 @@ class RetailApi(PackApi):
     def people_named(self, names: Collection[str]) -> list[tuple[str, tuple[str, ...]]]:
         """The customers whose full "First Last" name is one of ``names`` (case-insensitive): ``(user_id,
         ("First Last",))``. One indexed look-up per chunk of names; strings without a space name no one."""
-        keys = {" ".join(n.split()).lower() for n in names if isinstance(n, str) and len(n.split()) > 1}
-        if not keys:
-            return []
+        keys = name_keys(names)
         with self._uow(False) as uow:
-            rows = uow.customers.named(keys)
-        return [(r["user_id"], (f"{r['first_name']} {r['last_name']}",)) for r in rows
-                if name_key(r["first_name"], r["last_name"]) in keys]  # MariaDB's collation may match more
+            return people(uow.customers.named(keys), keys) if keys else []

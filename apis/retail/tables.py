@@ -8,7 +8,7 @@ Why the columns are what they are:
   SQLite. Every amount in the shop's data is to the cent.
 * ``seq`` columns keep the order of the document's lists and mappings (a customer's orders, an order's
   items and payment history, a product's variants), so ``export`` writes back exactly what was loaded.
-* Identifiers compare byte-exactly on MariaDB too (``exact_string``): ``#W0000001`` is not ``#w0000001``.
+* Identifiers compare byte-exactly on MariaDB too (``chops.domain.columns.key``): ``#W0000001`` is not ``#w0000001``.
 * JSON only where the shape is free: a variant's (and an ordered line's) options, e.g. ``{"color": "blue"}``.
 * ``customer.name_key`` is the lower-cased "first last", indexed: "is this message about another customer?"
   is an indexed ``IN`` lookup, never a scan.
@@ -18,38 +18,24 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from chops.tables import exact_string
+from chops.domain.columns import ADDRESS, account, address, key
 
 metadata = sa.MetaData()
 
 Money = sa.Numeric(12, 2)
-ID = 64  # width of every identifier column (ids in the data are at most 23 characters)
-
-
-def _id(name: str, *args, **kwargs) -> sa.Column:
-    return sa.Column(name, exact_string(ID), *args, **kwargs)
-
-
-def _address(prefix: str = "") -> list[sa.Column]:
-    """The six address columns, in db.json's key order."""
-    return [sa.Column(f"{prefix}{k}", sa.String(n), nullable=False)
-            for k, n in (("address1", 255), ("address2", 255), ("city", 128), ("country", 64), ("state", 64),
-                         ("zip", 32))]
-
-
-ADDRESS_KEYS = ("address1", "address2", "city", "country", "state", "zip")
+ADDRESS_KEYS = tuple(ADDRESS)
 
 product = sa.Table(
     "retail_product", metadata,
-    _id("product_id", primary_key=True),
+    key("product_id", primary_key=True),
     sa.Column("seq", sa.Integer, nullable=False),
     sa.Column("name", sa.String(128), nullable=False),
 )
 
 variant = sa.Table(
     "retail_variant", metadata,
-    _id("item_id", primary_key=True),
-    _id("product_id", sa.ForeignKey("retail_product.product_id"), nullable=False),
+    key("item_id", primary_key=True),
+    key("product_id", sa.ForeignKey("retail_product.product_id"), nullable=False),
     sa.Column("seq", sa.Integer, nullable=False),
     sa.Column("options", sa.JSON, nullable=False),
     sa.Column("available", sa.Boolean, nullable=False),
@@ -59,21 +45,15 @@ variant = sa.Table(
 
 customer = sa.Table(
     "retail_customer", metadata,
-    _id("user_id", primary_key=True),
-    sa.Column("seq", sa.Integer, nullable=False),
-    sa.Column("first_name", sa.String(64), nullable=False),
-    sa.Column("last_name", sa.String(64), nullable=False),
-    sa.Column("name_key", sa.String(130), nullable=False),
-    sa.Column("email", sa.String(255), nullable=False),
-    *_address(),
-    sa.Index("ix_retail_customer_name_key", "name_key"),
+    *account("retail_customer"),
+    *address(),
     sa.Index("ix_retail_customer_email", "email"),
 )
 
 payment_method = sa.Table(
     "retail_payment_method", metadata,
-    _id("user_id", sa.ForeignKey("retail_customer.user_id"), primary_key=True),
-    _id("payment_method_id", primary_key=True),
+    key("user_id", sa.ForeignKey("retail_customer.user_id"), primary_key=True),
+    key("payment_method_id", primary_key=True),
     sa.Column("seq", sa.Integer, nullable=False),
     sa.Column("source", sa.String(32), nullable=False),
     sa.Column("brand", sa.String(32), nullable=True),
@@ -83,26 +63,26 @@ payment_method = sa.Table(
 
 order = sa.Table(
     "retail_order", metadata,
-    _id("order_id", primary_key=True),
+    key("order_id", primary_key=True),
     sa.Column("seq", sa.Integer, nullable=False),
-    _id("user_id", sa.ForeignKey("retail_customer.user_id"), nullable=False),
+    key("user_id", sa.ForeignKey("retail_customer.user_id"), nullable=False),
     sa.Column("user_seq", sa.Integer, nullable=False),  # position in the customer's list of orders
     sa.Column("status", sa.String(32), nullable=False),
-    *_address(),
+    *address(),
     # The optional fields the writes add (absent from db.json until then).
     sa.Column("cancel_reason", sa.String(64), nullable=True),
-    sa.Column("exchange_payment_method_id", exact_string(ID), nullable=True),
+    key("exchange_payment_method_id", nullable=True),
     sa.Column("exchange_price_difference", Money, nullable=True),
-    sa.Column("return_payment_method_id", exact_string(ID), nullable=True),
+    key("return_payment_method_id", nullable=True),
     sa.Index("ix_retail_order_user", "user_id", "user_seq"),
 )
 
 order_item = sa.Table(
     "retail_order_item", metadata,
-    _id("order_id", sa.ForeignKey("retail_order.order_id"), primary_key=True),
+    key("order_id", sa.ForeignKey("retail_order.order_id"), primary_key=True),
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
-    _id("item_id", nullable=False),
-    _id("product_id", nullable=False),
+    key("item_id", nullable=False),
+    key("product_id", nullable=False),
     sa.Column("name", sa.String(128), nullable=False),
     sa.Column("price", Money, nullable=False),
     sa.Column("options", sa.JSON, nullable=False),
@@ -110,45 +90,45 @@ order_item = sa.Table(
 
 fulfilment = sa.Table(
     "retail_fulfilment", metadata,
-    _id("order_id", sa.ForeignKey("retail_order.order_id"), primary_key=True),
+    key("order_id", sa.ForeignKey("retail_order.order_id"), primary_key=True),
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
 )
 
 fulfilment_tracking = sa.Table(
     "retail_fulfilment_tracking", metadata,
-    _id("order_id", primary_key=True),
+    key("order_id", primary_key=True),
     sa.Column("fulfilment_seq", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
-    _id("tracking_id", nullable=False),
+    key("tracking_id", nullable=False),
     sa.ForeignKeyConstraint(["order_id", "fulfilment_seq"], ["retail_fulfilment.order_id", "retail_fulfilment.seq"]),
     sa.Index("ix_retail_fulfilment_tracking_id", "tracking_id"),
 )
 
 fulfilment_item = sa.Table(
     "retail_fulfilment_item", metadata,
-    _id("order_id", primary_key=True),
+    key("order_id", primary_key=True),
     sa.Column("fulfilment_seq", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
-    _id("item_id", nullable=False),
+    key("item_id", nullable=False),
     sa.ForeignKeyConstraint(["order_id", "fulfilment_seq"], ["retail_fulfilment.order_id", "retail_fulfilment.seq"]),
 )
 
 payment = sa.Table(
     "retail_payment", metadata,
-    _id("order_id", sa.ForeignKey("retail_order.order_id"), primary_key=True),
+    key("order_id", sa.ForeignKey("retail_order.order_id"), primary_key=True),
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("transaction_type", sa.String(16), nullable=False),
     sa.Column("amount", Money, nullable=False),
-    _id("payment_method_id", nullable=False),
+    key("payment_method_id", nullable=False),
 )
 
 # The item lists of a requested exchange or return: ``kind`` is one of REQUEST_KINDS.
 request_item = sa.Table(
     "retail_request_item", metadata,
-    _id("order_id", sa.ForeignKey("retail_order.order_id"), primary_key=True),
+    key("order_id", sa.ForeignKey("retail_order.order_id"), primary_key=True),
     sa.Column("kind", sa.String(24), primary_key=True),
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
-    _id("item_id", nullable=False),
+    key("item_id", nullable=False),
 )
 
 # request_item.kind -> the order field of db.json it holds

@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from chops.domain.document import name_key
 from chops.domain.outcomes import Change
 
 Row = dict[str, Any]
@@ -70,3 +71,37 @@ class SqlRepository:
         """Delete the row ``key``: recorded as one change of the whole row to nothing."""
         self.conn.execute(table.delete().where(*(table.c[k] == v for k, v in key.items())))
         self.changes.append(Change(table=table.name, key=key, before={k: shown(v) for k, v in row.items()}))
+
+
+def named_query(table: sa.Table, keys: Collection[str]) -> sa.Select:
+    """The people of an accounts table (``chops.domain.columns.account``) whose ``name_key`` is one of ``keys``: an
+    ``IN`` on the indexed column."""
+    return sa.select(table.c.user_id, table.c.first_name, table.c.last_name).where(table.c.name_key.in_(list(keys)))
+
+
+class AccountRepository(SqlRepository):
+    """The people of a pack (customers, travellers): a subclass names their ``table``."""
+
+    table: sa.Table
+
+    def get(self, user_id: str) -> Row | None:
+        """The person ``user_id`` (locked in a write unit of work: one person's writes run one at a time)."""
+        return self._one(sa.select(self.table).where(self.table.c.user_id == user_id), lock=True)
+
+    def named(self, keys: Collection[str]) -> list[Row]:
+        """``user_id``, ``first_name``, ``last_name`` of the people whose ``name_key`` is one of ``keys`` (lower-cased
+        "first last"): indexed ``IN`` look-ups in chunks, never a scan."""
+        return self._in_chunks(lambda chunk: named_query(self.table, chunk), keys, "user_id")
+
+
+def name_keys(names: Collection[str]) -> set[str]:
+    """The ``name_key`` of each full name in ``names`` (``SystemApi.people_named``); a string without a space names
+    no one."""
+    return {name_key(*n.split(maxsplit=1)) for n in names if isinstance(n, str) and len(n.split()) > 1}
+
+
+def people(rows: list[Row], keys: set[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """``(user_id, ("First Last",))`` of the ``AccountRepository.named`` rows whose name is one of ``keys`` exactly
+    (MariaDB's collation may match more)."""
+    return [(r["user_id"], (f"{r['first_name']} {r['last_name']}",)) for r in rows
+            if name_key(r["first_name"], r["last_name"]) in keys]
