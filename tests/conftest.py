@@ -142,14 +142,25 @@ def local_llm():
     return llm
 
 
+def _data_pack(env: str, folder: str, *files: str) -> Path:
+    """A tau2 data pack: the folder ``env`` names, else ``shared/<folder>`` beside the checkout or beside its worktrees'
+    folder, holding ``files``; a test that needs it fails loudly when it is missing."""
+    here = Path(__file__).resolve().parents[1]
+    candidates = [Path(os.environ[env])] if os.environ.get(env) else \
+        [here.parent / "shared" / folder, here.parent.parent / "shared" / folder]
+    for path in candidates:
+        if all((path / f).is_file() for f in files):
+            return path
+    pytest.fail(f"{folder} data pack not found at {candidates[0]}; set {env}", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def retail_dir() -> Path:
-    """The tau2-retail data pack (``CHOPS_RETAIL_DIR``, else ``shared/tau2-retail`` beside the checkout or
-    beside its worktrees' folder); a test that needs it fails loudly when it is missing."""
-    here = Path(__file__).resolve().parents[1]
-    candidates = [Path(os.environ["CHOPS_RETAIL_DIR"])] if os.environ.get("CHOPS_RETAIL_DIR") else \
-        [here.parent / "shared" / "tau2-retail", here.parent.parent / "shared" / "tau2-retail"]
-    for path in candidates:
-        if (path / "database" / "db.json").is_file() and (path / "users" / "train.json").is_file():
-            return path
-    pytest.fail(f"tau2-retail data pack not found at {candidates[0]}; set CHOPS_RETAIL_DIR", pytrace=False)
+    """The tau2-retail data pack (``CHOPS_RETAIL_DIR``)."""
+    return _data_pack("CHOPS_RETAIL_DIR", "tau2-retail", "database/db.json", "users/train.json")
+
+
+@pytest.fixture(scope="session")
+def airline_dir() -> Path:
+    """The tau2-airline data pack (``CHOPS_AIRLINE_DIR``)."""
+    return _data_pack("CHOPS_AIRLINE_DIR", "tau2-airline", "database/db.json", "tasks/train.json", "policy.md")

@@ -22,5 +22,5 @@ def test_chops_router_train_builds_the_packs_router_once(tmp_path, monkeypatch):
     stamp = built[0].stat().st_mtime_ns
     again = CliRunner().invoke(main, ["router", "train"], catch_exceptions=False)
     assert again.exit_code == 0 and built[0].stat().st_mtime_ns == stamp  # found, not trained again
-    unknown = CliRunner().invoke(main, ["router", "train", "--domain", "airline"])
-    assert unknown.exit_code != 0 and "no domain pack 'airline'" in unknown.output
+    unknown = CliRunner().invoke(main, ["router", "train", "--domain", "bakery"])
+    assert unknown.exit_code != 0 and "no domain pack 'bakery'" in unknown.output

@@ -41,8 +41,8 @@ def test_packs_are_found_by_entry_point_and_an_unknown_one_is_a_clear_error():
     pack = load_pack("cphos")
     assert pack.name == "cphos" and pack.router_examples.is_file()
     assert "ChangeAllTypesUploadLimit" in pack.api(None).operations
-    with pytest.raises(UnknownDomain, match="no domain pack 'airline'"):
-        load_pack("airline")
+    with pytest.raises(UnknownDomain, match="no domain pack 'bakery'"):
+        load_pack("bakery")
 
 
 # --- a lending library: one reader table, one read and one write ---------------------------------

@@ -72,7 +72,7 @@ def _vocabulary(pack) -> set[str]:
     return words
 
 
-@pytest.mark.parametrize("name", ["cphos", "retail"])
+@pytest.mark.parametrize("name", ["cphos", "retail", "airline"])
 def test_every_operation_and_argument_of_a_pack_has_words_for_the_user_in_its_own_catalog(name):
     assert name in available_packs()
     pack = load_pack(name)
