@@ -19,12 +19,16 @@ Source = Literal["credit_card", "gift_card", "certificate"]
 
 
 class PerCabin(Strict):
+    """Seats left per cabin on an available flight date."""
+
     basic_economy: int
     economy: int
     business: int
 
 
 class Prices(Strict):
+    """Fares per cabin on an available flight date (whole dollars in the data)."""
+
     basic_economy: Amount
     economy: Amount
     business: Amount
@@ -51,6 +55,8 @@ class FlightDate(Strict):
 
 
 class Flight(Strict):
+    """A flight number's route and schedule, and its status on each date (``HH:MM:SS``, ``+1``: the next day)."""
+
     origin: str
     destination: str
     flight_number: str
@@ -78,12 +84,16 @@ class PaymentMethod(Strict):
 
 
 class Passenger(Strict):
+    """A passenger of a reservation or a saved one: name and date of birth."""
+
     first_name: str
     last_name: str
     dob: str
 
 
 class User(Strict):
+    """A traveller: profile, payment methods by id, saved passengers, membership, reservation ids in order."""
+
     user_id: str
     name: Name
     address: Address
@@ -96,6 +106,8 @@ class User(Strict):
 
 
 class ReservationFlight(Strict):
+    """One flight of a reservation at the fare paid for it."""
+
     origin: str
     destination: str
     flight_number: str
@@ -104,11 +116,15 @@ class ReservationFlight(Strict):
 
 
 class Payment(Strict):
+    """One entry of a reservation's payment history (negative: a refund)."""
+
     payment_id: str
     amount: Amount
 
 
 class Reservation(Strict):
+    """A booking: trip, cabin, flights, passengers, payments, bags, insurance; ``status`` only once cancelled."""
+
     reservation_id: str
     user_id: str
     origin: str
@@ -126,6 +142,8 @@ class Reservation(Strict):
 
 
 class Document(Strict):
+    """The whole airline: flights, users and reservations by id."""
+
     flights: dict[str, Flight]
     users: dict[str, User]
     reservations: dict[str, Reservation]
