@@ -71,7 +71,8 @@ def training_files(examples_path: Path) -> tuple[Path, ...]:
 
 def training_examples(examples_path: Path) -> list[tuple[str, str]]:
     """``(text, route)`` pairs of ``training_files(examples_path)``, each text once: where the kit and the pack have
-    the same text (case-blind), the pack's route is kept (for an airline "book me a flight" is no off-topic question)."""
+    the same text (case-blind), the pack's route is kept (for an airline "book me a flight" is no off-topic
+    question)."""
     pairs: dict[str, tuple[str, str]] = {}
     for path in training_files(examples_path):
         for text, route in read_examples(path):

@@ -52,7 +52,8 @@ def test_the_skeleton_passes_its_own_tests(shelf, tmp_path):
     module = importlib.import_module("shelf.tests.test_shelf_pack")
     tests = {name: f for name, f in vars(module).items() if name.startswith("test_") and inspect.isfunction(f)}
     assert {"test_the_migrations_give_exactly_the_tables", "test_the_demo_loads_and_exports_as_the_same_document",
-            "test_the_look_up_reads_the_users_own_records", "test_the_write_is_dry_run_committed_and_refused_by_its_checks",
+            "test_the_look_up_reads_the_users_own_records",
+            "test_the_write_is_dry_run_committed_and_refused_by_its_checks",
             "test_the_agent_looks_up_proposes_and_commits_on_the_users_yes"} <= set(tests)
     for name, test in tests.items():
         work = tmp_path / name
