@@ -196,8 +196,11 @@ class Agent:
                 continue
             if cand.route == "guide" and cand.source is None and not cand.answer:
                 return cand, False  # no excerpt answers it and no profile was read: the honest "no answer found"
+            if cand.asks:  # code asks for what the request misses: nothing for a model to judge
+                return cand, True
+            # A typed reading refused by the pack's checks is the pack's answer, not a plan to guess again.
             refused = refused_plan(cand, ctx.history, self.looks_up) \
-                if i < rounds and not ctx.refusal_redone else None
+                if i < rounds and not ctx.refusal_redone and not cand.typed else None
             if refused is not None:
                 redo(ctx, cand, refused, self.operations)
                 continue

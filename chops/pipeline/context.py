@@ -79,8 +79,16 @@ class Candidate:
     tier: str | None = None  # the executor tier that produced it
     lookups: list[Step] = field(default_factory=list)  # reads the executor made and read before this proposal
     sums: list[str] = field(default_factory=list)  # the sums its question asks of the look-ups (``fields.sums_asked``)
+    typed: bool = False  # made by the typed reading (``chops.pipeline.read``): a pack's refusal of it is not redone
     invented: list[str] = field(default_factory=list)  # numbers, or changes made, the answer states that nothing
     # it was given holds (``verifier.invented_numbers``, ``claims.claimed_changes``)
+
+    @property
+    def asks(self) -> bool:
+        """A typed reading's question for the values its request misses, every value it holds grounded: code asks,
+        nothing was proposed that a verifier could judge."""
+        return self.typed and len(self.steps) == 1 and not self.steps[0].dropped and self.steps[0].result is not None \
+            and self.steps[0].result.outcome == Outcome.REFUSED_MISSING_ARGS
 
     @property
     def operation(self) -> str | None:

@@ -162,9 +162,11 @@ def test_a_booking_in_one_message_is_read_grounded_and_committed():
 def test_a_missing_nested_value_is_asked_for_then_filled_from_the_answer_in_chinese():
     ferry, api, llm = agent()
     to_system(llm)
-    llm.enqueue("executor", booking([{"sailing": "FR14", "day": None}], MIRA)).enqueue("verifier", verdict(9))
+    llm.enqueue("executor", booking([{"sailing": "FR14", "day": None}], MIRA))
     first = ferry.handle("ana_1", "帮我订FR14，乘客Mira Lee", turn_key="f:2")
     assert first.outcome == "refused_missing_args" and not first.committed
+    assert llm.pending() == {}  # code asks: no verifier call
+    assert "crossing" in first.reply  # the missing value by its own title
     assert api.state["bookings"] == []
     # The answer gives the day alone; the request keeps the sailing and the traveller.
     answering(llm)
@@ -237,3 +239,12 @@ def test_a_choice_the_customer_must_name_is_asked_for_and_their_answer_taken_as_
     llm.enqueue("executor", reading("cancel_booking", booking=None, reason=reason)).enqueue("verifier", verdict(9))
     done = ferry.handle("ana_1", answer, history=[asked.to_record(first)], turn_key="f:9")
     assert done.committed and api.state["bookings"] == [{"cancelled": "BK7", "reason": reason}]
+
+
+def test_a_request_the_pack_refuses_is_answered_with_its_refusal_not_read_again():
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", booking([{"sailing": "FR99", "day": "2031-07-14"}], MIRA)).enqueue("verifier", verdict(8))
+    result = ferry.handle("ana_1", "Book FR99 on July 14 for Mira Lee", turn_key="f:10")
+    assert "There is no sailing FR99" in result.reply and api.state["bookings"] == []
+    assert [role for role, _, _ in llm.calls].count("executor") == 1 and llm.pending() == {}

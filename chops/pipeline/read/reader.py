@@ -125,7 +125,7 @@ class TypedReader:
         record = step.record(ctx.nickname, others)
         ctx.trace.step("plan", **record, steps=[record])
         return Candidate(iteration=ctx.trace.iteration, route="system", steps=[step], plan=plan,
-                         lookups=list(lookups))
+                         lookups=list(lookups), typed=True)
 
 
 def asking(op: Operation, gaps: list[tuple[tuple[Any, ...], Any]]) -> OperationResult:
