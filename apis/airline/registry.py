@@ -65,12 +65,14 @@ _OPS = [
            ("get_user_details", "search_direct_flight", "search_onestop_flight")),
     _write("cancel_reservation", "Cancel a whole reservation where the policy allows it, with the traveller's reason; "
            "payments are refunded.", a.CancelArgs, w.cancel_reservation, RESERVATION),
-    _write("update_reservation_flights", "Change the flights or the cabin of a reservation (same origin, destination "
-           "and trip type); the difference is paid or refunded.", a.UpdateFlightsArgs,
+    _write("update_reservation_flights", "Change the flights or the cabin class of a reservation, such as an upgrade "
+           "of everyone to business (same origin, destination and trip type); the difference is paid or refunded.",
+           a.UpdateFlightsArgs,
            w.update_reservation_flights, NEW_FLIGHTS),
     _write("update_reservation_baggages", "Add checked bags to a reservation; bags over the free allowance cost $50 "
            "each.", a.BaggageArgs, w.update_reservation_baggages, RESERVATION),
-    _write("update_reservation_passengers", "Replace the passengers of a reservation by as many others.",
+    _write("update_reservation_passengers", "Change the name or date of birth of passengers of a reservation (not "
+           "their number, not the cabin).",
            a.PassengersArgs, w.update_reservation_passengers, RESERVATION),
     _write("send_certificate", "Compensate a cancelled or delayed flight of a reservation with a travel certificate, "
            "only when the traveller asks for it.", a.CertificateArgs, w.send_certificate, RESERVATION),

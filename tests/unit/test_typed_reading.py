@@ -248,3 +248,23 @@ def test_a_request_the_pack_refuses_is_answered_with_its_refusal_not_read_again(
     result = ferry.handle("ana_1", "Book FR99 on July 14 for Mira Lee", turn_key="f:10")
     assert "There is no sailing FR99" in result.reply and api.state["bookings"] == []
     assert [role for role, _, _ in llm.calls].count("executor") == 1 and llm.pending() == {}
+
+
+@pytest.mark.parametrize("first, then", [
+    ("Book FR14 for Mira Lee", "Never mind the booking, which sailings are there?"),
+    ("帮我订FR14，乘客Mira Lee", "先不订了，有哪些航班？"),
+])
+def test_a_message_that_answers_nothing_asked_is_read_as_a_new_request(first, then):
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", booking([{"sailing": "FR14", "day": None}], MIRA))
+    asked = ferry.handle("ana_1", first, turn_key="f:11")
+    answering(llm)
+    # Shown the request so far, the model repeats it with nothing new: the message is read again without it.
+    llm.enqueue("executor", booking(None, None)).enqueue("executor", reading("list_sailings"))
+    llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "FR12 and FR14."}]})
+    llm.enqueue("verifier", verdict(9))
+    result = ferry.handle("ana_1", then, history=[asked.to_record(first)], turn_key="f:12")
+    assert result.reply == "FR12 and FR14." and api.state["bookings"] == []
+    prompts = [m[1][1] for role, m, _ in llm.calls if role == "executor"]
+    assert "Request so far" in prompts[1] and "Request so far" not in prompts[2]

@@ -51,6 +51,7 @@ class TypedReader:
         answer."""
         lookups = conversation_lookups(ctx)
         request = restore(ctx.history)
+        carried = request is not None  # the request the last turn asked about, until a reading shows it is not
         for n in range(1, self.steps + 1):
             calls = self._read(ctx, request, lookups, n)
             answer = next((c.answer for c in calls if c.operation == "AnswerDirectly"), None)
@@ -59,8 +60,15 @@ class TypedReader:
                           and self.operations[c.operation].writes), None)
             if write is not None:
                 op = self.operations[write.operation]
+                given = write.args.model_dump(by_alias=True)
+                if carried and n < self.steps and merged(request, op, given).args == request.args:
+                    # The message answers nothing the request asked ("upgrade everyone and add two bags" after
+                    # "the passengers' names?"): it is read again as the new request it is, without the old one.
+                    ctx.trace.step("request_dropped", operation=request.operation)
+                    request, carried = None, False
+                    continue
                 asked = asked_for(op, request)
-                request = merged(request, op, write.args.model_dump(by_alias=True))
+                request = merged(request, op, given)
                 return self._propose(ctx, op, request, lookups, answered(op, request, asked))
             if reads and n < self.steps and self._look_up(ctx, reads, lookups):
                 continue
