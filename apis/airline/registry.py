@@ -65,8 +65,8 @@ _OPS = [
            ("get_user_details", "search_direct_flight", "search_onestop_flight")),
     _write("cancel_reservation", "Cancel a whole reservation where the policy allows it, with the traveller's reason; "
            "payments are refunded.", a.CancelArgs, w.cancel_reservation, RESERVATION),
-    _write("update_reservation_flights", "Change the flights or the cabin class of a reservation, such as an upgrade "
-           "of everyone to business (same origin, destination and trip type); the difference is paid or refunded.",
+    _write("update_reservation_flights", "Change the flights or the cabin class of a reservation (an upgrade is for "
+           "everyone; same origin, destination and trip type); the difference is paid or refunded.",
            a.UpdateFlightsArgs,
            w.update_reservation_flights, NEW_FLIGHTS),
     _write("update_reservation_baggages", "Add checked bags to a reservation; bags over the free allowance cost $50 "
