@@ -26,7 +26,6 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-SHARED_SCREENS = Path("/work/helper-brief/screens")
 PHONE = {"width": 390, "height": 844}
 
 
@@ -44,16 +43,13 @@ def browser():
 
 @pytest.fixture
 def shoot(tmp_path):
-    """shoot(page, name): a screenshot in the tmp dir, also copied where the lead can see it."""
+    """shoot(page, name): a screenshot in the test's own temporary folder (tests write nowhere else)."""
     where = tmp_path / "screens"
     where.mkdir()
 
     def take(page, name: str) -> Path:
         path = where / f"{name}.png"
         page.screenshot(path=str(path))
-        if SHARED_SCREENS.parent.is_dir():
-            SHARED_SCREENS.mkdir(exist_ok=True)
-            shutil.copy(path, SHARED_SCREENS / path.name)
         return path
 
     return take
