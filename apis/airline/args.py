@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from apis.airline.airports import AIRPORT_KIND
 from chops.domain.args import Args, CalculateArgs, Id, NoArgs, Text  # noqa: F401 (the pack's names)
 from chops.domain.operations import CHOICES_FROM
 from chops.domain.values import kind
@@ -38,12 +39,13 @@ Cabin = Literal["basic_economy", "economy", "business"]
 Reason = Literal["change_of_plan", "airline_cancelled", "health", "weather", "other"]
 
 # Where an id's values come from in look-up results: the profile lists the traveller's reservation ids and payment
-# method ids, a reservation's look-up its own id, a search its flight numbers, the airport list the codes.
+# method ids, a reservation's look-up its own id, a search its flight numbers.
 RESERVATION = {**kind("id", from_=["reservations", "reservation_id"]),
                CHOICES_FROM: ["reservations", "reservation_id"]}
 METHOD = {**kind("id", from_=["payment_methods.id"]), CHOICES_FROM: ["payment_methods.id"]}
 FLIGHT = kind("id", from_=["flight_number"])
-AIRPORT = kind("id", from_=["iata", "origin", "destination"])
+# An airport is the airline's own kind: named by its code or its city, chosen among the codes (``airports``).
+AIRPORT = kind(AIRPORT_KIND.name)
 
 
 def _reservation(what: str) -> Any:

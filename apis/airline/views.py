@@ -6,18 +6,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from apis.airline.airports import CITIES
 from apis.airline.loader import whole
 from apis.airline.tables import CABINS
 from chops.domain.document import money
 
 Row = dict[str, Any]
-
-# The cities of the airports the airline flies to (public IATA codes); an airport not listed is shown by its code.
-CITIES = {"ATL": "Atlanta", "BOS": "Boston", "CLT": "Charlotte", "DEN": "Denver", "DFW": "Dallas",
-          "DTW": "Detroit", "EWR": "Newark", "IAH": "Houston", "JFK": "New York (JFK)", "LAS": "Las Vegas",
-          "LAX": "Los Angeles", "LGA": "New York (LaGuardia)", "MCO": "Orlando", "MIA": "Miami",
-          "MSP": "Minneapolis", "ORD": "Chicago", "PHL": "Philadelphia", "PHX": "Phoenix", "SEA": "Seattle",
-          "SFO": "San Francisco"}
 
 
 def usd(amount: Decimal | int | float) -> str:

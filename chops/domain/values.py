@@ -51,14 +51,15 @@ def kind(name: str, **options: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ValueKind:
-    """One kind of value: its name, how a prompt describes it, its JSON type hint, and ``ground(value, evidence,
-    options)``: the value as it is to be used (the customer's spelling, the ISO date), or None when nothing grounds
-    it. ``grounded=False``: never checked (computed by the pack, or held to its set by the grammar)."""
+    """One kind of value: its name, how a prompt describes it, and ``ground(value, evidence, options)``: the value as
+    it is to be used (the customer's spelling, the ISO date), or None when nothing grounds it. ``grounded=False``: never
+    checked (computed by the pack). ``choices``: a closed set of values (a pack's airports), held by the grammar."""
 
     name: str
     describe: str
     ground: Callable[[Any, Evidence, Mapping[str, Any]], Any]
     grounded: bool = True
+    choices: tuple[str, ...] = ()  # the values any slot of this kind may take (the grammar holds the model to them)
 
 
 KINDS: dict[str, ValueKind] = {}
@@ -195,6 +196,13 @@ def describe(model: type[BaseModel]) -> str:
             text = " | ".join(repr(c) for c in choices_of(info.annotation)) or text
         parts.append(f"{field_name(name, info)}: {f'list[{text}]' if unwrap(info.annotation)[1] else text}")
     return ", ".join(parts)
+
+
+def kind_choices(info: FieldInfo) -> tuple[str, ...]:
+    """The closed set of values the kind a field declares allows (``ValueKind.choices``), or ()."""
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    declared = KINDS.get(str(extra.get(KIND, "")))
+    return declared.choices if declared is not None else ()
 
 
 def choices_of(annotation: Any) -> tuple[Any, ...]:

@@ -16,7 +16,7 @@ from typing import Any
 from chops.domain.operations import Operation, operation_lines
 from chops.domain.outcomes import Outcome, OperationResult
 from chops.domain.system import SystemApi
-from chops.domain.values import missing, values
+from chops.domain.values import KINDS, missing, values
 from chops.llm import LLM
 from chops.pipeline.context import Candidate, Step, TurnContext
 from chops.pipeline.grounding import ground_args
@@ -151,7 +151,8 @@ def asked_for(op: Operation, request: Request | None) -> set[tuple[Any, ...]]:
 
 
 def answered(op: Operation, request: Request, asked: set[tuple[Any, ...]]) -> list[str]:
-    """The values the request now holds at the ``asked`` paths of choice slots: the customer's answer to "the reason
-    for cancelling?" ("I'm sick", 我生病了) is the model's reading of it, a choice of the set; it is not asked again."""
+    """The values the request now holds at the ``asked`` paths of slots of a closed set (a choice, a pack's kind with
+    ``choices``): the customer's answer to "the reason for cancelling?" ("I'm sick", 我生病了) is the model's reading of
+    it, one of the set; it is not asked again."""
     return [str(value) for path, slot, value in values(op.args_model, request.args)
-            if slot.kind == "choice" and value is not None and tuple(path) in asked]
+            if (slot.kind == "choice" or KINDS[slot.kind].choices) and value is not None and tuple(path) in asked]

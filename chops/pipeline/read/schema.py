@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from chops.domain.operations import Operation
-from chops.domain.values import choices_of, record_model, slots, unwrap
+from chops.domain.values import choices_of, kind_choices, record_model, slots, unwrap
 from chops.pipeline.walk import values_in
 
 MAX_READ_CALLS = 2  # a look-up and the write it is for, at most: one request a reading
@@ -43,7 +43,7 @@ def partial(model: type[BaseModel], options: Options = ()) -> type[BaseModel]:
             inner: Any = partial(nested, inner_options)
             base: Any = list[inner] if many else inner  # type: ignore[valid-type]
         else:
-            choices = choices_of(info.annotation) or allowed.get(key, ())
+            choices = choices_of(info.annotation) or kind_choices(info) or allowed.get(key, ())
             base = Literal[choices] if choices else _leaf(info.annotation)  # type: ignore[valid-type]
             if choices and unwrap(info.annotation)[1]:
                 base = list[base]  # type: ignore[valid-type]
