@@ -52,8 +52,9 @@ class TypedReader:
         lookups = conversation_lookups(ctx)
         request = restore(ctx.history)
         carried = request is not None  # the request the last turn asked about, until a reading shows it is not
+        acting = False  # a reading asked for nothing new: the next may only act or answer
         for n in range(1, self.steps + 1):
-            calls = self._read(ctx, request, lookups, n)
+            calls = self._read(ctx, request, lookups, n, acting)
             answer = next((c.answer for c in calls if c.operation == "AnswerDirectly"), None)
             reads = [c for c in calls if c.operation in self.operations and not self.operations[c.operation].writes]
             write = next((c for c in calls if c.operation in self.operations
@@ -70,7 +71,10 @@ class TypedReader:
                 asked = asked_for(op, request)
                 request = merged(request, op, given)
                 return self._propose(ctx, op, request, lookups, answered(op, request, asked))
-            if reads and n < self.steps and self._look_up(ctx, reads, lookups):
+            if reads and n < self.steps:
+                # The same look-ups again: what they show is in the prompt already (the 1.5B read one reservation
+                # until the steps ran out, never answering), so the next reading may only act or answer.
+                acting = not self._look_up(ctx, reads, lookups)
                 continue
             if answer is not None:
                 return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=list(lookups))
@@ -78,18 +82,21 @@ class TypedReader:
         ctx.trace.step("steps_exhausted", steps=self.steps, lookup_count=len(lookups))
         return Candidate(iteration=ctx.trace.iteration, route="system", lookups=list(lookups))
 
-    def _read(self, ctx: TurnContext, request: Request | None, lookups: list[Step], n: int) -> list[Any]:
-        """One reading: the calls the model gives for the message, the request so far and the look-ups."""
+    def _read(self, ctx: TurnContext, request: Request | None, lookups: list[Step], n: int,
+              acting: bool = False) -> list[Any]:
+        """One reading: the calls the model gives for the message, the request so far and the look-ups (``acting``:
+        writes and the answer only)."""
         so_far = fragment("request_so_far", request=request.describe()) if request is not None else ""
         today = fragment("today", today=ctx.now.strftime("%Y-%m-%d %H:%M, %A")) + "\n" if ctx.now else ""
         msgs = messages(PROMPT, static={"operations": self.operations_text}, history=ctx.history_section(),
                         profile=ctx.profile_text(), today=today, request_so_far=so_far, request=ctx.text,
                         observations=observations_section(lookups), feedback=ctx.feedback_section(last=True),
                         language=ctx.language_section())
-        options = id_options(self.choices, seen_data(ctx, lookups), typed_ids(ctx.user_texts))
+        offered = tuple(op for op in self.choices if op.writes or not acting)
+        options = id_options(offered, seen_data(ctx, lookups), typed_ids(ctx.user_texts))
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
-            "executor", msgs, reading_schema(self.choices, options), ledger=lg), route="system", step=n,
-            reading=True)
+            "executor", msgs, reading_schema(offered, options), ledger=lg), route="system", step=n, reading=True,
+            **({"acting": True} if acting else {}))
         step["calls"] = [c.model_dump(by_alias=True) for c in out.calls]
         return list(out.calls)
 
