@@ -114,10 +114,12 @@ class Classifier:
 
     def __init__(self, llm: LLM, retriever: Retriever, operations_text: str, levels: int = 2,
                  router: Router | None = None, keep_route: bool = False,
-                 operations: Mapping[str, Operation] | None = None) -> None:
+                 operations: Mapping[str, Operation] | None = None, typed: bool = False) -> None:
         """``keep_route``: the second attempt keeps the route the router was sure of at the first; ``operations``:
         the pack's, whose writes a guide question may not name of what the customer holds (``asks_change_of_held``)
-        for the router's sure guide route to be taken."""
+        for the router's sure guide route to be taken; ``typed``: the operations route reads messages typed
+        (``chops.pipeline.read``), so an answer to its question goes back to it (``answers_typed``)."""
+        self.typed = typed
         self.llm = llm
         self.operations = operations or {}
         self.keep_route = keep_route
@@ -131,6 +133,8 @@ class Classifier:
         if self.levels == 2 and ctx.trace.iteration == 1 and ctx.insisting:
             ctx.trace.step("classifier", route="handoff", insisting=True)
             return "handoff"
+        if (route := self.answers_typed(ctx)) is not None:
+            return route
         if ctx.held is not None:
             # Its look-ups hold the answer: asked the total of all the grills, the classifier sent the redo told so to
             # the guides, which hold no such number, and the customer heard "no answer found" (train task 76).
@@ -178,6 +182,21 @@ class Classifier:
             "classifier", msgs, Level2Decision, ledger=lg), level=2)
         step.update(decision=second.route, route=_ROUTE[second.route])
         route = _ROUTE[second.route]
+        return route
+
+    def answers_typed(self, ctx: TurnContext) -> str | None:
+        """The route of an answer to the typed reading's question for a missing value: the operations route, whose
+        reading takes the answer or reads it as a new request, unless the router is sure the customer drops the
+        request or asks for a person. The small-talk gate took "I'm sick", the reason asked for a cancel, for a
+        "never mind", and the request was dropped twice (airline train task 7)."""
+        last = ctx.history[-1] if ctx.history else None
+        if not self.typed or last is None or last.route != "system" or not asked_for_value(last) \
+                or ctx.trace.iteration != 1:
+            return None
+        decision = self.router.decide(ctx.text) if self.router is not None else None
+        route = decision.route if decision is not None and decision.sure and decision.route in ("cancel", "handoff") \
+            else "system"
+        ctx.trace.step("classifier", route=route, answers_question=True)
         return route
 
     def route_by_embedding(self, ctx: TurnContext) -> str | None:

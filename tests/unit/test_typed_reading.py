@@ -19,7 +19,7 @@ from chops.domain.values import kind
 from chops.llm import ScriptedLLM
 from chops.pipeline import Agent
 from chops.settings import get_settings
-from tests.unit.pipeline_support import FakeIndex, answering, to_system, verdict
+from tests.unit.pipeline_support import FakeIndex, to_system, verdict
 from tests.unit.test_domain_seam import Approvals
 
 NOW = dt.datetime(2031, 7, 9, 10, 0)  # a Wednesday
@@ -169,7 +169,7 @@ def test_a_missing_nested_value_is_asked_for_then_filled_from_the_answer_in_chin
     assert "crossing" in first.reply  # the missing value by its own title
     assert api.state["bookings"] == []
     # The answer gives the day alone; the request keeps the sailing and the traveller.
-    answering(llm)
+    # An answer to the question goes back to the reading: no classifier call.
     llm.enqueue("executor", booking([{"sailing": None, "day": "2031-07-20"}], None)).enqueue("verifier", verdict(9))
     second = ferry.handle("ana_1", "7月20日", history=[first.to_record("帮我订FR14，乘客Mira Lee")],
                           turn_key="f:3")
@@ -235,7 +235,7 @@ def test_a_choice_the_customer_must_name_is_asked_for_and_their_answer_taken_as_
     llm.enqueue("verifier", verdict(9))
     asked = ferry.handle("ana_1", first, turn_key="f:8")
     assert asked.outcome == "refused_missing_args" and api.state["bookings"] == []
-    answering(llm)
+    # An answer to the question goes back to the reading: no classifier call.
     llm.enqueue("executor", reading("cancel_booking", booking=None, reason=reason)).enqueue("verifier", verdict(9))
     done = ferry.handle("ana_1", answer, history=[asked.to_record(first)], turn_key="f:9")
     assert done.committed and api.state["bookings"] == [{"cancelled": "BK7", "reason": reason}]
@@ -259,7 +259,7 @@ def test_a_message_that_answers_nothing_asked_is_read_as_a_new_request(first, th
     to_system(llm)
     llm.enqueue("executor", booking([{"sailing": "FR14", "day": None}], MIRA))
     asked = ferry.handle("ana_1", first, turn_key="f:11")
-    answering(llm)
+    # An answer to the question goes back to the reading: no classifier call.
     # Shown the request so far, the model repeats it with nothing new: the message is read again without it.
     llm.enqueue("executor", booking(None, None)).enqueue("executor", reading("list_sailings"))
     llm.enqueue("executor", {"calls": [{"operation": "AnswerDirectly", "answer": "FR12 and FR14."}]})
@@ -280,3 +280,15 @@ def test_the_same_look_up_again_makes_the_next_reading_act_or_answer():
     assert result.reply == "FR12 and FR14 sail."
     third = [schema for role, _, schema in llm.calls if role == "executor"][2]
     assert "list_sailings" not in json.dumps(third.model_json_schema())  # no look-up offered again
+
+
+@pytest.mark.parametrize("answer", ["I'm sick", "我生病了"])
+def test_an_answer_to_the_readings_question_goes_back_to_it_without_a_classifier_call(answer):
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", reading("cancel_booking", booking="BK7", reason=None))
+    asked = ferry.handle("ana_1", "Cancel BK7", turn_key="f:14")
+    llm.enqueue("executor", reading("cancel_booking", booking=None, reason="health")).enqueue("verifier", verdict(9))
+    done = ferry.handle("ana_1", answer, history=[asked.to_record("Cancel BK7")], turn_key="f:15")
+    assert done.committed and llm.pending() == {}
+    assert not [role for role, _, _ in llm.calls[-2:] if role == "classifier"]
