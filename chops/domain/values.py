@@ -252,13 +252,13 @@ def leaf_texts(model: type[BaseModel], args: Mapping[str, Any], kinds: Iterable[
 
 
 def record_texts(data: Any) -> list[str]:
-    """The text of each record at any depth of ``data``: its string values joined ("Kim Osei" of a traveller's
-    first and last name), which name a person or a place that no single value does."""
+    """The texts of each record at any depth of ``data``: each run of two or more of its string values joined, in
+    order ("Kim Osei" of a traveller's first name, last name and date of birth), which name a person or a place that
+    no single value does."""
     found: list[str] = []
     if isinstance(data, Mapping):
         words = [v for v in data.values() if isinstance(v, str) and v.strip()]
-        if len(words) > 1:
-            found.append(" ".join(words))
+        found += [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 2, len(words) + 1)]
         data = list(data.values())
     if isinstance(data, (list, tuple)):
         found += [t for item in data for t in record_texts(item)]

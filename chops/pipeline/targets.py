@@ -27,6 +27,7 @@ real name, and a write whose request names one that no argument value accounts f
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from chops.domain.outcomes import OperationResult, Outcome
@@ -82,16 +83,17 @@ def request_texts(ctx: TurnContext, args: dict[str, Any]) -> list[str]:
     return texts
 
 
-def others_named(api: SystemApi, ctx: TurnContext, args: dict[str, Any]) -> list[str]:
+def others_named(api: SystemApi, ctx: TurnContext, args: dict[str, Any], seen: Sequence[Any] = ()) -> list[str]:
     """The other members the request names as the target of a write with (grounded) ``args``, as
-    the user wrote them, in order of appearance; ``[]`` when the write may run."""
+    the user wrote them, in order of appearance; ``[]`` when the write may run. ``seen``: what the sender's own
+    look-ups returned; a name of their records (a passenger of their reservation) is theirs to change."""
     texts = request_texts(ctx, args)
     own = set(ctx.profile.names) - {""}
     names = {name for person, person_names in api.people_named(set().union(*map(name_candidates, texts)))
              if person != ctx.profile.user_id for name in person_names if name and name not in own}
     if not names:
         return []
-    values = [str(v) for v in scalars(args)] + record_texts(args)
+    values = [str(v) for v in scalars(args)] + record_texts(args) + record_texts(list(seen))
     found: list[str] = []
     for text in texts:
         covers = [s for v in [*values, *own] for s in token_spans(v, text, ignore_case=True)]

@@ -50,6 +50,19 @@ class NoArgs(Strict):
     pass
 
 
+class Born(Traveller):
+    dob: str = Field(title="the traveller's date of birth", description="YYYY-MM-DD", json_schema_extra=kind("date"))
+
+
+class TravellerArgs(Strict):
+    booking: str = Field(description="the booking code", json_schema_extra=kind("id"))
+    traveller: Born = Field(description="the traveller after the change")
+
+
+class BookingArgs(Strict):
+    booking: str = Field(description="the booking code", json_schema_extra=kind("id"))
+
+
 class CancelArgs(Strict):
     booking: str = Field(description="the booking code", json_schema_extra=kind("id"))
     reason: Literal["change_of_plan", "health", "weather"] = Field(
@@ -79,6 +92,16 @@ def cancel(state: dict, user: str, args: CancelArgs) -> tuple[str, Any]:
     return f"Cancelled {args.booking}.", None
 
 
+def get_booking(state: dict, user: str, args: BookingArgs) -> tuple[str, Any]:
+    return "The booking.", {"booking": args.booking, "traveller": {"first_name": "Kim", "last_name": "Osei",
+                                                                   "dob": "1990-02-03"}}
+
+
+def change_traveller(state: dict, user: str, args: TravellerArgs) -> tuple[str, Any]:
+    state["bookings"].append({"changed": args.booking, "traveller": args.traveller.model_dump()})
+    return "Changed.", None
+
+
 def book(state: dict, user: str, args: BookArgs) -> tuple[str, Any]:
     for leg in args.legs:
         if leg.sailing not in state["sailings"]:
@@ -93,7 +116,10 @@ class FerryApi:
     operations = {op.name: op for op in (
         Operation("list_sailings", "List the sailings.", NoArgs, False, False, list_sailings, observe=True),
         Operation("book_crossing", "Book crossings for travellers.", BookArgs, True, False, book, title="book"),
-        Operation("cancel_booking", "Cancel a booking.", CancelArgs, True, False, cancel, title="cancel"))}
+        Operation("cancel_booking", "Cancel a booking.", CancelArgs, True, False, cancel, title="cancel"),
+        Operation("get_booking", "Look up a booking.", BookingArgs, False, False, get_booking, observe=True),
+        Operation("change_traveller", "Change a booking's traveller.", TravellerArgs, True, False, change_traveller,
+                  needs=("get_booking",)))}
 
     def __init__(self) -> None:
         self.state = {"sailings": {"FR12", "FR14"}, "bookings": [], "people": {"kim_9": ("Kim Osei",)}}
@@ -292,3 +318,20 @@ def test_an_answer_to_the_readings_question_goes_back_to_it_without_a_classifier
     done = ferry.handle("ana_1", answer, history=[asked.to_record("Cancel BK7")], turn_key="f:15")
     assert done.committed and llm.pending() == {}
     assert not [role for role, _, _ in llm.calls[-2:] if role == "classifier"]
+
+
+@pytest.mark.parametrize("said", ["On BK7, change Kim Osei to Kim Mensah; her date of birth stays the same",
+                                  "把BK7上的Kim Osei改成Kim Mensah，出生日期不变"])
+def test_the_record_a_write_is_about_is_read_first_and_its_people_are_the_customers(said):
+    ferry, api, llm = agent()
+    to_system(llm)
+    new = {"first_name": "Kim", "last_name": "Mensah"}
+    # The first reading leaves the birth date open; the booking is read; the second copies it from the look-up.
+    llm.enqueue("executor", reading("change_traveller", booking="BK7", traveller={**new, "dob": None}))
+    llm.enqueue("executor", reading("change_traveller", booking="BK7", traveller={**new, "dob": "1990-02-03"}))
+    llm.enqueue("verifier", verdict(9))
+    result = ferry.handle("ana_1", said, turn_key="f:16")
+    # Kim Osei, another customer, is the booking's traveller: the change is the sender's to make.
+    assert result.committed, result.reply
+    assert api.state["bookings"] == [{"changed": "BK7", "traveller": {**new, "dob": "1990-02-03"}}]
+    assert "Kim Osei" in [m for role, m, _ in llm.calls if role == "executor"][1][1][1]

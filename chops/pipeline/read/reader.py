@@ -50,7 +50,7 @@ class TypedReader:
         """Look-ups while a reading asks for them, then the request's write, a question for what it misses, or an
         answer."""
         lookups = conversation_lookups(ctx)
-        request = restore(ctx.history)
+        request = restored = restore(ctx.history)
         carried = request is not None  # the request the last turn asked about, until a reading shows it is not
         acting = False  # a reading asked for nothing new: the next may only act or answer
         for n in range(1, self.steps + 1):
@@ -68,13 +68,19 @@ class TypedReader:
                     ctx.trace.step("request_dropped", operation=request.operation)
                     request, carried = None, False
                     continue
-                asked = asked_for(op, request)
-                request = merged(request, op, given)
-                return self._propose(ctx, op, request, lookups, answered(op, request, asked))
+                request, carried = merged(request, op, given), False
+                needed = self._needed(op, request, lookups)
+                if needed and n < self.steps:
+                    # The record a write is about is read before it: "her date of birth stays the same" is the
+                    # reservation's, which the next reading copies (airline train task 40).
+                    self._look_up(ctx, needed, lookups)
+                    continue
+                return self._propose(ctx, op, request, lookups, answered(op, request, asked_for(op, restored)))
             if reads and n < self.steps:
                 # The same look-ups again: what they show is in the prompt already (the 1.5B read one reservation
                 # until the steps ran out, never answering), so the next reading may only act or answer.
-                acting = not self._look_up(ctx, reads, lookups)
+                acting = not self._look_up(ctx, [(c.operation, c.args.model_dump(by_alias=True)) for c in reads],
+                                           lookups)
                 continue
             if answer is not None:
                 return Candidate(iteration=ctx.trace.iteration, route="system", answer=answer, lookups=list(lookups))
@@ -100,13 +106,26 @@ class TypedReader:
         step["calls"] = [c.model_dump(by_alias=True) for c in out.calls]
         return list(out.calls)
 
-    def _look_up(self, ctx: TurnContext, reads: list[Any], lookups: list[Step]) -> bool:
+    def _needed(self, op: Operation, request: Request, lookups: list[Step]) -> list[tuple[str, dict[str, Any]]]:
+        """The look-ups ``op`` needs (``Operation.needs``) that take arguments the request holds (the reservation's
+        id) and were not made with them yet."""
+        calls = []
+        for name in op.needs:
+            read = self.operations.get(name)
+            takes = read.arg_names() if read is not None else ()
+            if not takes or any(request.args.get(arg) in (None, "", []) for arg in takes):
+                continue
+            args = {arg: request.args[arg] for arg in takes}
+            if not any(s.operation == name and s.args == args for s in lookups):
+                calls.append((name, args))
+        return calls
+
+    def _look_up(self, ctx: TurnContext, reads: list[tuple[str, dict[str, Any]]], lookups: list[Step]) -> bool:
         """Run the reads not run yet with the same values (grounded like any call); False when none was new."""
         known = looked_up(ctx, lookups)
         fresh: list[Step] = []
-        for call in reads:
-            op = self.operations[call.operation]
-            proposed = call.args.model_dump(by_alias=True)
+        for name, proposed in reads:
+            op = self.operations[name]
             args, dropped = ground_args(proposed, ctx.user_texts, known, op.args_model, ctx.now)
             if any((s.operation, s.args) == (op.name, args) for s in lookups + fresh):
                 continue
@@ -129,7 +148,8 @@ class TypedReader:
                     description=op.description)
         plan = None
         gaps = missing(op.args_model, args)
-        others = [] if gaps else others_named(self.api, ctx, args)
+        others = [] if gaps else others_named(self.api, ctx, args, [s.result.data for s in lookups
+                                                                    if s.result is not None])
         if gaps:
             step.result = asking(op, gaps)
         elif others:
