@@ -38,6 +38,19 @@ Cabin = Literal["basic_economy", "economy", "business"]
 # the two reasons the travel insurance covers (``checks.COVERED_REASONS``).
 Reason = Literal["change_of_plan", "airline_cancelled", "health", "weather", "other"]
 
+# The words by which travellers name each reason, in English and Chinese (a reason is grounded only by them).
+REASON_WORDS = {
+    "change_of_plan": ["plans changed", "plan changed", "change of plan", "changed my plan", "change my plan",
+                       "no longer travel", "can't make", "cannot make", "计划有变", "计划变", "改变计划", "行程有变"],
+    "airline_cancelled": ["airline cancelled", "airline canceled", "flight was cancelled", "flight was canceled",
+                          "flight got cancelled", "you cancelled", "航班被取消", "航班取消了", "你们取消"],
+    "health": ["sick", "ill", "illness", "injur", "hospital", "doctor", "medical", "surgery", "health", "生病",
+               "病了", "医院", "住院", "手术", "身体", "受伤"],
+    "weather": ["weather", "storm", "snow", "hurricane", "blizzard", "typhoon", "flood", "天气", "暴风", "台风",
+                "暴雨", "大雪"],
+    "other": ["other reason", "another reason", "something else", "personal", "其他原因", "别的原因", "个人原因"],
+}
+
 # Where an id's values come from in look-up results: the profile lists the traveller's reservation ids and payment
 # method ids, a reservation's look-up its own id, a search its flight numbers.
 RESERVATION = {**kind("id", from_=["reservations", "reservation_id"]),
@@ -121,11 +134,14 @@ class CancelArgs(Args):
     """Arguments of cancel_reservation."""
 
     reservation_id: Code = _reservation("to cancel")
-    # The traveller's reason, not the model's guess: what the insurance covers depends on it.
-    reason: Reason = Field(title=N_("the reason for cancelling"),
+    # The traveller's reason, not the model's guess: what the insurance covers depends on it. A reason is the
+    # traveller's words' (these name each), never the model's reading of other words: "my best friend's birthday"
+    # was read as health, and the insurance refunded it.
+    reason: Reason = Field(title=N_("the reason for cancelling: a change of plans, a flight the airline cancelled, "
+                                    "health, weather, or another reason"),
                            description="why the traveller cancels: 'change_of_plan', 'airline_cancelled' (the airline "
                                        "cancelled a flight), 'health', 'weather' or 'other'",
-                           json_schema_extra=kind("choice", said=True))
+                           json_schema_extra=kind("choice", said=True, words=REASON_WORDS))
 
 
 class BookArgs(Route):

@@ -95,13 +95,19 @@ def ground_date(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> A
 
 
 def ground_choice(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
-    """A choice the customer must name (``said``) is grounded where their words name it: the value itself, or a word
-    of it as a word's stem ("change_of_plan" by "my plans changed", "basic_economy" by "basic"); one they did not
-    name is asked for (their answer to that question is taken as it is read: ``chops.pipeline.read``)."""
+    """A choice the customer must name (``said``) is grounded where their words name it: the value itself, a word of
+    it as a word's stem ("change_of_plan" by "my plans changed", "basic_economy" by "basic"), or one of the pack's
+    ``words`` for it (option ``words``: {value: [words]}); one they did not name is asked for (where the pack gives no
+    words, their answer to that question is taken as it is read: ``chops.pipeline.read``)."""
     if not options.get("said") or str(value) in evidence.known:
         return value
     if ground_text(value, evidence, options) is not None:
         return value
-    words = [w for w in re.split(r"[\W_]+", str(value).lower()) if len(w) >= 4]
     said = " ".join(evidence.texts).lower()
-    return value if any(re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", said) for w in words) else None
+    words = [w for w in re.split(r"[\W_]+", str(value).lower()) if len(w) >= 4]
+    if any(re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", said) for w in words):
+        return value
+    # The pack's words for it ("sick" and 生病 name a health reason): its business's vocabulary, any language.
+    named = (options.get("words") or {}).get(str(value)) or ()
+    return value if any((re.search(rf"\b{re.escape(w.lower())}", said) if w.isascii() else w in said)
+                        for w in named) else None

@@ -32,3 +32,19 @@ def test_an_airport_nobody_named_is_not_grounded():
 def test_the_reading_chooses_an_airport_among_the_airlines_codes():
     schema = json.dumps(reading_schema(tuple(OPERATIONS.values())).model_json_schema())
     assert '"SEA"' in schema and '"BOS"' in schema
+
+
+@pytest.mark.parametrize("said, reason, grounded", [
+    ("I'm sick and can't fly", "health", True),
+    ("我生病了，去不了", "health", True),
+    ("there's a big storm coming", "weather", True),
+    ("my plans changed", "change_of_plan", True),
+    ("it coincides with my best friend's birthday", "health", False),
+    ("我朋友过生日", "weather", False),
+])
+def test_a_cancel_reason_is_the_travellers_words(said, reason, grounded):
+    from apis.airline.args import CancelArgs
+
+    dropped = ground(CancelArgs, {"reservation_id": "ZFA04Y", "reason": reason},
+                     Evidence(texts=(f"cancel ZFA04Y. {said}",)))[1]
+    assert (dropped == []) is grounded

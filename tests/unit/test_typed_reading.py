@@ -87,6 +87,13 @@ def list_sailings(state: dict, user: str, args: NoArgs) -> tuple[str, Any]:
     return "The sailings.", {"sailings": sorted(state["sailings"])}
 
 
+class WordyCancelArgs(Strict):
+    booking: str = Field(description="the booking code", json_schema_extra=kind("id"))
+    reason: Literal["change_of_plan", "health", "weather"] = Field(
+        title="the reason for cancelling", description="why",
+        json_schema_extra=kind("choice", said=True, words={"health": ["flu", "sick", "生病"]}))
+
+
 def cancel(state: dict, user: str, args: CancelArgs) -> tuple[str, Any]:
     state["bookings"].append({"cancelled": args.booking, "reason": args.reason})
     return f"Cancelled {args.booking}.", None
@@ -118,6 +125,7 @@ class FerryApi:
         Operation("book_crossing", "Book crossings for travellers.", BookArgs, True, False, book, title="book"),
         Operation("cancel_booking", "Cancel a booking.", CancelArgs, True, False, cancel, title="cancel"),
         Operation("get_booking", "Look up a booking.", BookingArgs, False, False, get_booking, observe=True),
+        Operation("refund_booking", "Cancel a booking for a refund.", WordyCancelArgs, True, False, cancel),
         Operation("change_traveller", "Change a booking's traveller.", TravellerArgs, True, False, change_traveller,
                   needs=("get_booking",)))}
 
@@ -335,3 +343,16 @@ def test_the_record_a_write_is_about_is_read_first_and_its_people_are_the_custom
     assert result.committed, result.reply
     assert api.state["bookings"] == [{"changed": "BK7", "traveller": {**new, "dob": "1990-02-03"}}]
     assert "Kim Osei" in [m for role, m, _ in llm.calls if role == "executor"][1][1][1]
+
+
+@pytest.mark.parametrize("answer, grounded", [("I've got the flu", True), ("it's my best friend's birthday", False),
+                                              ("我生病了", True), ("我朋友过生日", False)])
+def test_a_choice_the_pack_gives_words_for_is_grounded_by_them_even_when_asked(answer, grounded):
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", reading("refund_booking", booking="BK7", reason=None))
+    asked = ferry.handle("ana_1", "Refund BK7", turn_key="f:17")
+    llm.enqueue("executor", reading("refund_booking", booking=None, reason="health")).enqueue("verifier", verdict(9))
+    result = ferry.handle("ana_1", answer, history=[asked.to_record("Refund BK7")], turn_key="f:18")
+    assert result.committed is grounded
+    assert (api.state["bookings"] == []) is not grounded

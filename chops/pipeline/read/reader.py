@@ -180,6 +180,9 @@ def asked_for(op: Operation, request: Request | None) -> set[tuple[Any, ...]]:
 def answered(op: Operation, request: Request, asked: set[tuple[Any, ...]]) -> list[str]:
     """The values the request now holds at the ``asked`` paths of slots of a closed set (a choice, a pack's kind with
     ``choices``): the customer's answer to "the reason for cancelling?" ("I'm sick", 我生病了) is the model's reading of
-    it, one of the set; it is not asked again."""
+    it, one of the set; it is not asked again. Not where the pack gives the words that name each value: a reason that
+    makes a refund due is the customer's words' ("my best friend's birthday" was read as health, and the insurance
+    refunded it: airline train task 47)."""
     return [str(value) for path, slot, value in values(op.args_model, request.args)
-            if (slot.kind == "choice" or KINDS[slot.kind].choices) and value is not None and tuple(path) in asked]
+            if (slot.kind == "choice" or KINDS[slot.kind].choices) and not slot.options.get("words")
+            and value is not None and tuple(path) in asked]
