@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from babel.lists import format_list
 from babel.messages.mofile import write_mo
@@ -116,6 +117,13 @@ def translate(lang: str, msgid: str, *, locale_dir: Path | None = None, **params
     except (KeyError, IndexError, ValueError):
         log.warning("catalog %s: bad placeholders in the translation of %r", lang, msgid)
         return msgid.format(**params)
+
+
+def said_in(said: dict[str, Any], lang: str) -> str:
+    """A message a pack said in its catalog's words (``chops.domain.outcomes.Said.record``: msgid and fields), in
+    ``lang``; each field that is itself a word of the catalogs (a reason, a cabin) in ``lang`` too."""
+    fields = {k: translate(lang, v) for k, v in (said.get("fields") or {}).items()}
+    return translate(lang, said["msgid"], **fields).strip()
 
 
 def money(amount: Decimal, currency: str, lang: str) -> str:

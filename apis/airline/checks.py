@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any, NoReturn
 
 from apis.airline.views import usd
-from chops.domain.outcomes import DomainError, InvalidArgument, NotInSystem, PreconditionFailed
+from chops.domain.outcomes import DomainError, InvalidArgument, NotInSystem, PreconditionFailed, Said
 from chops.i18n import N_
 
 Row = dict[str, Any]
@@ -37,11 +37,9 @@ def now() -> dt.datetime:
 
 
 def refuse(error: type[DomainError], msgid: str, **fields: Any) -> NoReturn:
-    """Raise ``error`` with the catalog message ``msgid`` formatted with ``fields``; the msgid and fields ride on the
-    exception, so an edge that speaks the customer's language can say it in theirs (``chops.i18n.translate``)."""
-    exc = error(msgid.format(**fields))
-    exc.msgid, exc.fields = msgid, fields  # type: ignore[attr-defined]
-    raise exc
+    """Raise ``error`` with the catalog message ``msgid`` formatted with ``fields`` (a ``Said``: the msgid and fields
+    ride on the result, so a reply in the customer's language says it in theirs)."""
+    raise error(Said(msgid, **fields))
 
 
 def _words(value: str) -> str:
@@ -76,13 +74,13 @@ def may_cancel(reservation: Row, statuses: Mapping[tuple[str, str], str], reason
     Returns which of these allows it."""
     booked = dt.datetime.fromisoformat(reservation["created_at"])
     if dt.timedelta(0) <= now - booked <= CANCEL_WINDOW:
-        return "booked within 24 hours"
+        return N_("booked within 24 hours")
     if any(statuses.get((f["flight_number"], f["date"])) == "cancelled" for f in reservation["flights"]):
-        return "a flight was cancelled by the airline"
+        return N_("a flight was cancelled by the airline")
     if reservation["cabin"] == "business":
-        return "business cabin"
+        return N_("business cabin")
     if reservation["insurance"] == "yes" and reason in COVERED_REASONS:
-        return f"travel insurance ({_words(reason)})"
+        return N_("travel insurance")
     if reservation["insurance"] == "yes":
         refuse(PreconditionFailed, N_("Reservation {reservation_id} cannot be cancelled: it was booked more than 24 "
                                       "hours ago, no flight of it was cancelled by the airline, it is not business, "

@@ -15,6 +15,13 @@ from apis.airline import checks as c
 from apis.airline.reads import own_reservation
 from apis.airline.uow import AirlineUnitOfWork
 from apis.airline.views import reservation_view, usd
+from chops.domain.outcomes import Said
+from chops.i18n import N_
+
+# How a reply names a reason and a cabin: words of the pack's catalog, said in the customer's language.
+REASONS = {"change_of_plan": N_("change of plan"), "airline_cancelled": N_("flight cancelled by the airline"),
+           "health": N_("health"), "weather": N_("weather"), "other": N_("other reason")}
+CABIN_WORDS = {"basic_economy": N_("basic economy"), "economy": N_("economy"), "business": N_("business")}
 
 Row = dict[str, Any]
 ZERO = Decimal(0)
@@ -39,7 +46,7 @@ def settle(uow: AirlineUnitOfWork, reservation: Row, method: Row, amount: Decima
     """Charge ``amount`` (negative: refund it) to ``method`` for a change: a payment entry when it is not zero, and a
     gift card's balance moved at once both ways (tau2's rule). What the message says of it."""
     if not amount:
-        return "nothing to pay"
+        return N_("nothing to pay")
     uow.reservations.add_payment(reservation, method["payment_id"], amount)
     said = f"{usd(abs(amount))} {'charged to' if amount > 0 else 'refunded to'} {method['payment_id']}"
     if method["source"] == "gift_card":
@@ -61,8 +68,9 @@ def cancel_reservation(uow: AirlineUnitOfWork, actor: Row, args: a.CancelArgs) -
     uow.reservations.update(r, {"status": "cancelled"})
     refund = sum((p["amount"] for p in paid), ZERO)
     to = "; ".join(f"{usd(p['amount'])} to {p['payment_id']}" for p in paid if p["amount"]) or "nothing was paid"
-    return (f"Reservation {r['reservation_id']} is cancelled ({why}; reason: {args.reason.replace('_', ' ')}). "
-            f"Refund of {usd(refund)}: {to}, to the original payment methods within 5 to 7 business days.",
+    return (Said(N_("Reservation {reservation_id} is cancelled ({why}; reason: {reason}). Refund of {refund}: {to}, to "
+                    "the original payment methods within 5 to 7 business days."),
+                 reservation_id=r["reservation_id"], why=why, reason=REASONS[args.reason], refund=usd(refund), to=to),
             reservation_view(r, statuses), refund)
 
 
@@ -95,8 +103,9 @@ def update_reservation_flights(uow: AirlineUnitOfWork, actor: Row, args: a.Updat
     uow.reservations.replace_flights(r, legs)
     uow.reservations.update(r, {"cabin": args.cabin, **({"delay_rebooked": True} if delayed else {})})
     flights = ", ".join(f"{f['flight_number']} on {f['date']} ({usd(f['price'])})" for f in legs)
-    return (f"Reservation {r['reservation_id']} now flies {args.cabin.replace('_', ' ')}: {flights}, for "
-            f"{pax} passenger(s); {paid}.", reservation_view(r), -difference or None)
+    return (Said(N_("Reservation {reservation_id} now flies {cabin}: {flights}, for {passengers} passenger(s); "
+                    "{paid}."), reservation_id=r["reservation_id"], cabin=CABIN_WORDS[args.cabin], flights=flights,
+                 passengers=pax, paid=paid), reservation_view(r), -difference or None)
 
 
 def update_reservation_baggages(uow: AirlineUnitOfWork, actor: Row, args: a.BaggageArgs
@@ -114,8 +123,9 @@ def update_reservation_baggages(uow: AirlineUnitOfWork, actor: Row, args: a.Bagg
     c.covers(method, fee)
     paid = settle(uow, r, method, fee)
     uow.reservations.update(r, {"total_baggages": args.total_baggages, "nonfree_baggages": nonfree})
-    return (f"Reservation {r['reservation_id']} now has {args.total_baggages} checked bag(s), {nonfree} of them paid "
-            f"(free allowance {allowance}); {paid}.", reservation_view(r), -fee or None)
+    return (Said(N_("Reservation {reservation_id} now has {bags} checked bag(s), {paid_bags} of them paid (free "
+                    "allowance {allowance}); {paid}."), reservation_id=r["reservation_id"], bags=args.total_baggages,
+                 paid_bags=nonfree, allowance=allowance, paid=paid), reservation_view(r), -fee or None)
 
 
 def update_reservation_passengers(uow: AirlineUnitOfWork, actor: Row, args: a.PassengersArgs) -> tuple[str, Row]:
@@ -125,7 +135,8 @@ def update_reservation_passengers(uow: AirlineUnitOfWork, actor: Row, args: a.Pa
     c.same_passenger_count(r, len(args.passengers))
     uow.reservations.replace_passengers(r, [p.model_dump() for p in args.passengers])
     names = ", ".join(f"{p.first_name} {p.last_name} ({p.dob})" for p in args.passengers)
-    return f"Reservation {r['reservation_id']}'s passengers are now {names}.", reservation_view(r)
+    return (Said(N_("Reservation {reservation_id}'s passengers are now {names}."), reservation_id=r["reservation_id"],
+                 names=names), reservation_view(r))
 
 
 def send_certificate(uow: AirlineUnitOfWork, actor: Row, args: a.CertificateArgs) -> tuple[str, Row, Decimal]:
@@ -139,7 +150,8 @@ def send_certificate(uow: AirlineUnitOfWork, actor: Row, args: a.CertificateArgs
                       if f"certificate_{n}" not in held)
     uow.payment_methods.add_certificate(actor["user_id"], payment_id, amount)
     uow.reservations.compensate(r, args.disruption, payment_id, amount)
-    return (f"A travel certificate {payment_id} of {usd(amount)} ({usd(c.COMPENSATION[args.disruption])} for each of "
-            f"{len(r['passengers'])} passenger(s), for the {args.disruption} flight of reservation "
-            f"{r['reservation_id']}) is added to your payment methods.",
+    return (Said(N_("A travel certificate {certificate} of {amount} ({each} for each of {passengers} passenger(s), "
+                    "for the {disruption} flight of reservation {reservation_id}) is added to your payment methods."),
+                 certificate=payment_id, amount=usd(amount), each=usd(c.COMPENSATION[args.disruption]),
+                 passengers=len(r["passengers"]), disruption=args.disruption, reservation_id=r["reservation_id"]),
             {"certificate": payment_id, "amount": float(amount), "reservation_id": r["reservation_id"]}, amount)

@@ -60,6 +60,29 @@ class Change(BaseModel):
         return f"{self.table}[{keys}].{self.field}={self.after}"
 
 
+class Said(str):
+    """A message in the words of the pack's catalog: its English text, with the msgid and fields it was made of, so
+    an edge that speaks the customer's language says it in theirs (``OperationResult.said``). An operation returns
+    one as its message, or raises a ``DomainError`` with one."""
+
+    msgid: str
+    fields: dict[str, Any]
+
+    def __new__(cls, msgid: str, **fields: Any) -> Said:
+        text = super().__new__(cls, msgid.format(**fields) if fields else msgid)
+        text.msgid, text.fields = msgid, {k: v for k, v in fields.items()}
+        return text
+
+    def record(self) -> dict[str, Any]:
+        """``{"msgid", "fields"}``: what a result keeps of it (fields as text, JSON-safe)."""
+        return {"msgid": self.msgid, "fields": {k: str(v) for k, v in self.fields.items()}}
+
+
+def said_of(message: Any) -> dict[str, Any] | None:
+    """The catalog words a message was made of (``Said.record``), or None for plain text."""
+    return message.record() if isinstance(message, Said) else None
+
+
 class OperationResult(BaseModel):
     """What ``Api.call`` returns for every call, successful or not."""
 
@@ -75,6 +98,8 @@ class OperationResult(BaseModel):
     # Money the call moves, seen from the user: a refund is positive, a charge negative; None: it moves none.
     # The agent sums it over a conversation ("how much do I get back in total?": chops.pipeline.tally).
     money: Decimal | None = None
+    # The message in the pack's catalog words (``Said``): a reply in another language says it in that language.
+    said: dict[str, Any] | None = None
 
 
 class PlanResult(OperationResult):

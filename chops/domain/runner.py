@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from chops.domain.operations import MAX_PLAN_STEPS, Operation
 from chops.domain.outcomes import (Change, DomainError, InvalidArgument, MissingArguments, OperationResult, Outcome,
-                                   PlanResult, combined_outcome)
+                                   PlanResult, combined_outcome, said_of)
 
 _RETRYABLE_MYSQL_ERRORS = {1205, 1213}  # lock wait timeout, deadlock: retry the whole call
 ATTEMPTS = 5
@@ -235,11 +235,11 @@ class PlanRunner:
             self._authorize(uow, actor, op)
             message, data, *money = op.run(uow, actor, parsed)
         except DomainError as exc:
-            return OperationResult(**base, outcome=exc.outcome, message=exc.message), None
+            return OperationResult(**base, outcome=exc.outcome, message=exc.message, said=said_of(exc.message)), None
         diff = list(uow.changes[start:])
         outcome = Outcome.OK if diff or not op.writes else Outcome.OK_NOOP
         return OperationResult(**base, outcome=outcome, message=message, diff=diff, data=data,
-                               money=money[0] if money else None), actor_id
+                               money=money[0] if money else None, said=said_of(message)), actor_id
 
     def _replay(self, key: str, user: str, steps: list[tuple[Operation, Any]]) -> PlanResult | None:
         """The stored result for ``key`` (``replayed=True``), or a refusal if the key was used for a

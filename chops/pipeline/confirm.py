@@ -29,7 +29,7 @@ from chops.domain.system import SystemApi
 from chops.domain.words import qualified
 from chops.pipeline.context import TurnContext
 from chops.pipeline.prompting import messages
-from chops.pipeline.replies import change_lines, confirm_reply, operation_reply, pending_reply
+from chops.pipeline.replies import change_lines, confirm_reply, operation_reply, pending_reply, said_as
 from chops.pipeline.tally import commit_money
 
 PENDING_OUTCOME = "pending_confirmation"  # the turn outcome of a change described and waiting for the yes
@@ -84,7 +84,7 @@ class Confirmation:
         ``dry``: the plan's dry run (its changes, and each step's message)."""
         pairs = [(self.api.operations[name], args) for name, args in steps]
         diff: list[Change] = dry.diff
-        description = change_lines(pairs, diff, lang, [r.message for r in dry.steps or [dry]])
+        description = change_lines(pairs, diff, lang, [said_as(r, lang) for r in dry.steps or [dry]])
         kept = self.store.offer(conversation_id=conversation_id, nickname=ctx.nickname, steps=steps,
                                 diff=[c.model_dump(mode="json") for c in diff], description=description,
                                 idempotency_key=key)

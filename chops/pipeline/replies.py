@@ -14,7 +14,7 @@ from typing import Any
 
 from chops.domain.outcomes import Outcome
 from chops.domain.values import missing
-from chops.i18n import N_, SOURCE_LANGUAGE, join_list, translate
+from chops.i18n import N_, SOURCE_LANGUAGE, join_list, said_in, translate
 from chops.pipeline.context import Candidate
 from chops.pipeline.prompting import clip
 from chops.pipeline.tally import DONE
@@ -220,14 +220,25 @@ def _requests(steps: list[tuple[Any, dict[str, Any]]], lang: str) -> str:
 
 
 def _detail(operation: Any, result: Any, args: dict[str, Any], lang: str) -> str:
-    """What happened: the domain's own message in English, the catalog's account in other languages."""
+    """What happened: the domain's own message in English, or in the customer's language where the pack said it in its
+    catalog's words (``OperationResult.said``); else the catalog's account in other languages."""
     if lang == SOURCE_LANGUAGE:
         return result.message.strip()
+    if getattr(result, "said", None):
+        return said_in(result.said, lang)
     outcome = Outcome(result.outcome)
     if outcome in REFUSALS:
         action, values = _action(operation, args, lang)
         return translate(lang, REFUSALS[outcome], action=action, values=values)
     return translate(lang, N_("{request}."), request=_request(operation, args, lang))
+
+
+def said_as(result: Any, lang: str) -> str:
+    """What a dry run's message says of the change, in ``lang``: the domain's own message in English, the pack's
+    catalog words in another language, else "" (nothing the customer could read in theirs)."""
+    if lang == SOURCE_LANGUAGE:
+        return result.message
+    return said_in(result.said, lang) if getattr(result, "said", None) else ""
 
 
 def _row_text(operation: Any, row: Any, lang: str) -> str:
@@ -265,8 +276,9 @@ def change_lines(steps: list[tuple[Any, dict[str, Any]]], diff: list[Any], lang:
     own language, each operation's dry-run message under it, which says it in words ("Desk Lamp (brightness: medium ->
     high)", where the values are ids). Where every operation ``tells`` its change in that message, the operation's
     name and the message alone: "retail_order #W…: return_items None → 4273929280" and the argument ids said
-    nothing more to a customer (the pending change keeps the diff, which the widget and the staff console show)."""
-    said = [n.strip() for n in notes or []] if lang == SOURCE_LANGUAGE else []
+    nothing more to a customer (the pending change keeps the diff, which the widget and the staff console show).
+    ``notes`` are in ``lang`` already (``said_as``: "" where the pack's message has no words in it)."""
+    said = [n.strip() for n in notes or []]
     if len(said) == len(steps) and all(said) and all(op.tells for op, _ in steps):
         return "\n".join(f"- {_action(op, args, lang)[0]}\n  {note}" for (op, args), note in zip(steps, said))
     lines = [f"- {_request(op, args, lang)}" + (f"\n  {said[i]}" if i < len(said) and said[i] else "")

@@ -73,7 +73,7 @@ def test_may_cancel(api):
     refused(api.call("cancel_reservation", CY, {"reservation_id": "DMINSR", "reason": "change_of_plan"}),
             "its travel insurance covers only health or weather reasons, not 'change of plan'")
     insured = api.call("cancel_reservation", CY, {"reservation_id": "DMINSR", "reason": "weather"})
-    assert insured.committed and "travel insurance (weather)" in insured.message
+    assert insured.committed and "travel insurance; reason: weather" in insured.message
     refused(api.call("cancel_reservation", CY, {"reservation_id": "DMCYCX"}), "needs reason")
 
 

@@ -109,7 +109,22 @@ def test_a_refusal_carries_its_msgid_for_the_customers_language():
         refuse(PreconditionFailed, "Reservation {reservation_id} is already cancelled.", reservation_id="QX7P2M")
     except PreconditionFailed as exc:
         assert exc.message == "Reservation QX7P2M is already cancelled."
-        assert translate("zh", exc.msgid, locale_dir=pack.locale, **exc.fields) == "预订 QX7P2M 已经取消了。"
+        said = exc.message.record()
+        assert translate("zh", said["msgid"], locale_dir=pack.locale, **said["fields"]) == "预订 QX7P2M 已经取消了。"
+
+
+def test_a_write_and_its_refusal_are_said_in_the_customers_language(tmp_path):
+    """The result carries the pack's catalog words (``OperationResult.said``): a Chinese reply says the message in
+    Chinese, not the English one nor the raw field changes."""
+    from chops.i18n import said_in, use_catalogs
+
+    use_catalogs(pack.locale)
+    _, api = demo_airline(f"sqlite:///{tmp_path / 'air.db'}")
+    done = api.call("cancel_reservation", "cy_demo", {"reservation_id": "DMINSR", "reason": "weather"}, dry_run=True)
+    assert done.said is not None and "已取消" in said_in(done.said, "zh") and "天气原因" in said_in(done.said, "zh")
+    again = api.call("cancel_reservation", "cy_demo", {"reservation_id": "DMINSR", "reason": "weather"})
+    refused = api.call("cancel_reservation", "cy_demo", {"reservation_id": "DMINSR", "reason": "weather"})
+    assert again.committed and refused.said is not None and said_in(refused.said, "zh") == "预订 DMINSR 已经取消了。"
 
 
 def test_the_policy_is_read_from_the_data_folder(airline_dir, monkeypatch, tmp_path):
