@@ -199,9 +199,10 @@ class Agent:
                 return cand, False  # no excerpt answers it and no profile was read: the honest "no answer found"
             if cand.asks:  # code asks for what the request misses: nothing for a model to judge
                 return cand, True
-            # A typed reading refused by the pack's checks is the pack's answer, not a plan to guess again.
+            # A typed reading refused by the pack's checks is the pack's answer, not a plan to guess again; one that
+            # changes nothing is a misreading, redone like any.
             refused = refused_plan(cand, ctx.history, self.looks_up) \
-                if i < rounds and not ctx.refusal_redone and not cand.typed else None
+                if i < rounds and not ctx.refusal_redone and (not cand.typed or cand.changes_nothing) else None
             if refused is not None:
                 redo(ctx, cand, refused, self.operations)
                 continue

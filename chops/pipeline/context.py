@@ -91,6 +91,12 @@ class Candidate:
             and self.steps[0].result.outcome == Outcome.REFUSED_MISSING_ARGS
 
     @property
+    def changes_nothing(self) -> bool:
+        """Every write of the plan ran and changed nothing (``ok_noop``)."""
+        writes = [s for s in self.steps if s.writes and s.result is not None]
+        return bool(writes) and all(s.result.outcome == Outcome.OK_NOOP for s in writes)
+
+    @property
     def operation(self) -> str | None:
         """The first step's operation, or None for an answer."""
         return self.steps[0].operation if self.steps else None

@@ -53,8 +53,9 @@ class TypedReader:
         request = restored = restore(ctx.history)
         carried = request is not None  # the request the last turn asked about, until a reading shows it is not
         acting = False  # a reading asked for nothing new: the next may only act or answer
+        only: Operation | None = None  # the write whose record was just read: the next reading completes it
         for n in range(1, self.steps + 1):
-            calls = self._read(ctx, request, lookups, n, acting)
+            calls = self._read(ctx, request, lookups, n, acting, only)
             answer = next((c.answer for c in calls if c.operation == "AnswerDirectly"), None)
             reads = [c for c in calls if c.operation in self.operations and not self.operations[c.operation].writes]
             write = next((c for c in calls if c.operation in self.operations
@@ -72,8 +73,10 @@ class TypedReader:
                 needed = self._needed(op, request, lookups)
                 if needed and n < self.steps:
                     # The record a write is about is read before it: "her date of birth stays the same" is the
-                    # reservation's, which the next reading copies (airline train task 40).
+                    # reservation's, which the next reading copies (airline train task 40). That reading completes
+                    # the same write: shown the reservation, the 1.5B turned a cancel into a change of its flights.
                     self._look_up(ctx, needed, lookups)
+                    only = op
                     continue
                 return self._propose(ctx, op, request, lookups, answered(op, request, asked_for(op, restored)))
             if reads and n < self.steps:
@@ -89,16 +92,16 @@ class TypedReader:
         return Candidate(iteration=ctx.trace.iteration, route="system", lookups=list(lookups))
 
     def _read(self, ctx: TurnContext, request: Request | None, lookups: list[Step], n: int,
-              acting: bool = False) -> list[Any]:
+              acting: bool = False, only: Operation | None = None) -> list[Any]:
         """One reading: the calls the model gives for the message, the request so far and the look-ups (``acting``:
-        writes and the answer only)."""
+        writes and the answer only; ``only``: that write alone)."""
         so_far = fragment("request_so_far", request=request.describe()) if request is not None else ""
         today = fragment("today", today=ctx.now.strftime("%Y-%m-%d %H:%M, %A")) + "\n" if ctx.now else ""
         msgs = messages(PROMPT, static={"operations": self.operations_text}, history=ctx.history_section(),
                         profile=ctx.profile_text(), today=today, request_so_far=so_far, request=ctx.text,
                         observations=observations_section(lookups), feedback=ctx.feedback_section(last=True),
                         language=ctx.language_section())
-        offered = tuple(op for op in self.choices if op.writes or not acting)
+        offered = (only,) if only is not None else tuple(op for op in self.choices if op.writes or not acting)
         options = id_options(offered, seen_data(ctx, lookups), typed_ids(ctx.user_texts))
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
             "executor", msgs, reading_schema(offered, options), ledger=lg), route="system", step=n, reading=True,
