@@ -55,7 +55,8 @@ REASON_WORDS = {
 # method ids, a reservation's look-up its own id, a search its flight numbers.
 RESERVATION = {**kind("id", from_=["reservations", "reservation_id"]),
                CHOICES_FROM: ["reservations", "reservation_id"]}
-METHOD = {**kind("id", from_=["payment_methods.id"]), CHOICES_FROM: ["payment_methods.id"]}
+# Which method pays is the traveller's choice: named by its id or by what sets it apart ("the card ending in 2135").
+METHOD = {**kind("id", from_=["payment_methods.id"], said=True), CHOICES_FROM: ["payment_methods.id"]}
 FLIGHT = kind("id", from_=["flight_number"])
 # An airport is the airline's own kind: named by its code or its city, chosen among the codes (``airports``).
 AIRPORT = kind(AIRPORT_KIND.name)

@@ -22,6 +22,7 @@ class Evidence:
     texts: tuple[str, ...] = ()
     known: frozenset[str] = frozenset()
     now: dt.datetime | None = None
+    seen: tuple[Any, ...] = ()  # what the profile and the look-ups returned, as data (the records ids are of)
     languages: tuple[str, ...] = ()  # whose word data reads the texts; () every installed language's
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -72,6 +73,50 @@ def ground_text(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> A
     if str(value) in evidence.known:
         return value
     return spelled_in(str(value), evidence.texts)
+
+
+def ground_id(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:
+    """An identifier the customer typed or a look-up listed; one they must have chosen (``said``) only where they
+    typed it or named its record by a word no sibling record has ("the card ending in 2135", "my Mastercard", "the
+    gift card"): the value a look-up merely listed is no choice of theirs."""
+    if not options.get("said"):
+        return ground_text(value, evidence, options)
+    if spelled_in(str(value), evidence.texts) is not None:
+        return value
+    said = " ".join(evidence.texts).lower()
+    # Latin edges are word edges; a Chinese one is none ("用尾号9981的卡" names 9981).
+    return value if any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", said)
+                        for w in distinctive(value, evidence.seen)) else None
+
+
+def distinctive(value: Any, seen: Any) -> set[str]:
+    """The words (of three letters or more, or runs of three digits or more) of the records holding ``value`` that
+    none of their siblings (the other records of the same list) holds."""
+    found: set[str] = set()
+    for records in _lists(seen):
+        own = [r for r in records if value in r.values()]
+        others = [r for r in records if value not in r.values()]
+        for record in own:
+            found |= _words(record, value) - set().union(*(_words(o, None) for o in others))
+    return found
+
+
+def _lists(data: Any) -> list[list[Mapping[str, Any]]]:
+    found: list[list[Mapping[str, Any]]] = []
+    if isinstance(data, Mapping):
+        data = list(data.values())
+    if isinstance(data, (list, tuple)):
+        records = [d for d in data if isinstance(d, Mapping)]
+        if records:
+            found.append(records)
+        for item in data:
+            found += _lists(item)
+    return found
+
+
+def _words(record: Mapping[str, Any], value: Any) -> set[str]:
+    text = " ".join(str(v) for v in record.values() if v != value and isinstance(v, (str, int, float)))
+    return {w for w in re.findall(r"[a-z]{3,}|\d{3,}", text.lower())}
 
 
 def ground_number(value: Any, evidence: Evidence, options: Mapping[str, Any]) -> Any:

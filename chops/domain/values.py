@@ -11,7 +11,8 @@ Kinds every business has:
 
 * ``text`` free text the customer wrote (a name, an address line): grounded as a whole token of their words;
 * ``id`` an identifier the customer typed or a look-up listed (option ``from``: the look-up keys its values come
-  from, e.g. ``["reservations"]`` or ``["payment_methods.id"]``);
+  from, e.g. ``["reservations"]`` or ``["payment_methods.id"]``; option ``said``: the customer must have chosen it,
+  by typing it or by a word of its record no sibling has, "the card ending in 2135");
 * ``number`` a count the customer said ("two bags", 两个);
 * ``money`` an amount: grounded within half a cent of one the customer said, a look-up listed or ``calculate``
   returned (1628.0 is 1628);
@@ -34,8 +35,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from chops.domain.evidence import (Evidence, ground_choice, ground_date, ground_money, ground_number,  # noqa: F401
-                                   ground_text)
+from chops.domain.evidence import (Evidence, ground_choice, ground_date, ground_id, ground_money,  # noqa: F401
+                                   ground_number, ground_text)
 
 KIND = "kind"  # the json_schema_extra key of a field's kind; its options sit beside it
 Path = tuple[str | int, ...]  # where a value is: ("passengers", 1, "dob"); a field's slot has "*" for positions
@@ -237,7 +238,7 @@ def _kind_of_type(annotation: Any) -> str:
     return "text"
 
 
-for _kind in (ValueKind("text", "text", ground_text), ValueKind("id", "id", ground_text),
+for _kind in (ValueKind("text", "text", ground_text), ValueKind("id", "id", ground_id),
               ValueKind("number", "integer", ground_number), ValueKind("money", "amount", ground_money),
               ValueKind("date", "date (YYYY-MM-DD)", ground_date), ValueKind("choice", "one of a set", ground_choice),
               ValueKind("computed", "computed", lambda v, e, o: v, grounded=False)):

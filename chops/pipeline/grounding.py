@@ -28,7 +28,7 @@ for it. The rules, per kind of value (the words are ``chops.domain.words``'s):
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -43,19 +43,21 @@ _find = spelled_in
 
 
 def ground_args(args: dict[str, Any], user_texts: list[str], known: Collection[Any] = (),
-                model: type[BaseModel] | None = None, now: datetime | None = None) -> tuple[dict[str, Any], list[str]]:
+                model: type[BaseModel] | None = None, now: datetime | None = None,
+                seen: Sequence[Any] = ()) -> tuple[dict[str, Any], list[str]]:
     """``(grounded args, names of the values dropped)``.
 
     Strings are trimmed of surrounding punctuation and replaced by the user's spelling (the Api
     matches names exactly); a value equal to one of ``known`` (what look-ups returned) stands as it
     is; a value found nowhere becomes ``None``. With the operation's argument ``model``, every value at any depth
     is grounded by the value kind its field declares (``chops.domain.values``: a date against the clock ``now``,
-    an amount within half a cent of one seen); dropped values are named by their paths (``passengers.1.dob``).
+    an amount within half a cent of one seen, an id the customer chose by a word of its record in ``seen``); dropped
+    values are named by their paths (``passengers.1.dob``).
     """
     if model is not None:
         blank = {k: (None if isinstance(v, str) and not v.strip(TRIM) else v) for k, v in args.items()}
         looked_up = frozenset(str(v) for v in known if v is not None and not isinstance(v, bool))
-        return ground(model, blank, Evidence(texts=tuple(user_texts), known=looked_up, now=now))
+        return ground(model, blank, Evidence(texts=tuple(user_texts), known=looked_up, now=now, seen=tuple(seen)))
     out: dict[str, Any] = {}
     dropped: list[str] = []
     numbers = set().union(*(numbers_in(t) for t in user_texts)) if user_texts else set()

@@ -141,3 +141,32 @@ def test_a_choice_the_customer_must_name_is_grounded_only_when_named():
     assert ground(CancelArgs, {"reason": "weather", "cabin": "economy"}, said) == (
         {"reason": "weather", "cabin": "economy"}, [])  # a choice not held to the words stands as the grammar gave
     assert ground(CancelArgs, {"reason": "change of plan", "cabin": "economy"}, said)[1] == ["reason"]
+
+
+SEEN = ({"payment_methods": [{"id": "credit_card_11", "source": "credit_card", "card": "visa ending 2135"},
+                             {"id": "credit_card_22", "source": "credit_card", "card": "mastercard ending 9981"},
+                             {"id": "gift_card_33", "source": "gift_card", "balance": 80}]},)
+
+
+class PayArgs(BaseModel):
+    payment_id: str = Field(json_schema_extra=kind("id", from_=["payment_methods.id"], said=True))
+
+
+@pytest.mark.parametrize("said, chosen", [
+    ("put it on the card ending in 2135", "credit_card_11"),
+    ("use my Mastercard please", "credit_card_22"),
+    ("charge my gift card", "gift_card_33"),
+    ("用尾号9981的卡付", "credit_card_22"),
+    ("credit_card_11", "credit_card_11"),
+])
+def test_an_id_the_customer_must_choose_is_named_by_what_sets_its_record_apart(said, chosen):
+    evidence = Evidence(texts=(said,), known=frozenset({"credit_card_11", "credit_card_22", "gift_card_33"}),
+                        seen=SEEN)
+    for option in ("credit_card_11", "credit_card_22", "gift_card_33"):
+        assert (ground(PayArgs, {"payment_id": option}, evidence)[1] == []) is (option == chosen), (said, option)
+
+
+def test_words_every_record_shares_choose_none():
+    evidence = Evidence(texts=("use my credit card, the one ending in something",), seen=SEEN,
+                        known=frozenset({"credit_card_11", "credit_card_22"}))
+    assert ground(PayArgs, {"payment_id": "credit_card_11"}, evidence)[1] == ["payment_id"]

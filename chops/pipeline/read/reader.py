@@ -144,7 +144,8 @@ class TypedReader:
         """The request's write: grounded (``answers``: the choices the customer gave when asked for them, as read),
         then asked about, refused or dry-run."""
         known = looked_up(ctx, lookups) | set(answers)
-        args, dropped = ground_args(request.args, ctx.user_texts, known, op.args_model, ctx.now)
+        args, dropped = ground_args(request.args, ctx.user_texts, known, op.args_model, ctx.now,
+                                    seen_data(ctx, lookups))
         kept = Request(op.name, args)
         ctx.trace.step(ROLE, **kept.record(), dropped=dropped)
         step = Step(operation=op.name, proposed_args=request.args, args=args, dropped=dropped, writes=True,
