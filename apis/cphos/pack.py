@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -12,6 +13,7 @@ from apis.cphos import tables as t
 from apis.cphos.db import MIGRATIONS
 from apis.cphos.loaders import load_cphos, seed_demo
 from apis.cphos.service import Api
+from chops.domain.outcomes import OperationResult
 
 
 class CphosPack:
@@ -52,6 +54,10 @@ class CphosPack:
     def policy_path(self) -> None:
         """None: CPHOS answers from its guide PDFs (the deployment's guides folder)."""
         return None
+
+    def replay(self, api: Api, user: str, name: str, args: dict[str, Any]) -> OperationResult:
+        """A reference call, run as it stands."""
+        return api.call(name, user, args)
 
     def now(self) -> datetime:
         """The wall clock."""

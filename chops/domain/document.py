@@ -220,3 +220,7 @@ class DocumentPack:
     def export(self, engine: sa.Engine) -> dict:
         """The whole state in db.json's shape."""
         return self.store.export(engine)
+
+    def replay(self, api: Any, user: str, name: str, args: dict[str, Any]) -> Any:
+        """A data set's reference call, run as it stands (``DomainPack.replay``)."""
+        return api.call(name, user, args)

@@ -18,10 +18,11 @@ from __future__ import annotations
 from datetime import datetime
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 
+from chops.domain.outcomes import OperationResult
 from chops.domain.system import SystemApi
 
 GROUP = "chops.domains"
@@ -70,6 +71,11 @@ class DomainPack(Protocol):
     def policy_path(self) -> Path | None:
         """The business's policy document, the guide the agent answers policy questions from when no guides folder
         is given (the evaluation indexes it alone); None: the deployment's guides."""
+
+    def replay(self, api: SystemApi, user: str, name: str, args: dict[str, Any]) -> OperationResult:
+        """Run a data set's reference call (the evaluation's expected end state) as this pack's operation: ``api.call``
+        unless the pack's operation asks more than the data set's does (the airline's cancel takes the traveller's
+        reason, which its reference calls leave out)."""
 
     def now(self) -> datetime:
         """The business's clock: what "today" is for its checks, its prompts and the dates customers say ("next

@@ -195,6 +195,9 @@ class MiniPack:
     def now(self) -> datetime:
         return datetime(2024, 5, 15, 15, 0)  # a data set's moment, as the airline's
 
+    def replay(self, api: Any, user: str, name: str, args: dict) -> OperationResult:
+        return api.call(name, user, args)
+
 
 def write_dump(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)

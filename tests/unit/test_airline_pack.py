@@ -153,3 +153,16 @@ def test_db_export_writes_the_document(sqlite_url, tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text()) == pack.export(engine)
     engine.dispose()
+
+
+def test_a_reference_cancel_without_a_reason_is_replayed_with_the_first_reason_the_policy_accepts(tmp_path):
+    from eval.conversations.grading import replay
+    from eval.conversations.tasks import Action
+
+    _, api = demo_airline(f"sqlite:///{tmp_path / 'air.db'}")
+    # The data set's reference cancel names no reason (tau2 checks no policy); the airline's takes one.
+    assert api.call("cancel_reservation", "cy_demo", {"reservation_id": "DMINSR"}).outcome == "refused_missing_args"
+    log = replay(api, "cy_demo", [Action(name="cancel_reservation", arguments={"reservation_id": "DMINSR"})], pack)
+    assert log == [{"operation": "cancel_reservation", "outcome": "ok"}]
+    again = api.call("get_reservation_details", "cy_demo", {"reservation_id": "DMINSR"})
+    assert again.data["status"] == "cancelled"
