@@ -63,9 +63,10 @@ class TypedReader:
             if write is not None:
                 op = self.operations[write.operation]
                 given = write.args.model_dump(by_alias=True)
-                if carried and n < self.steps and merged(request, op, given).args == request.args:
+                if carried and n < self.steps and not self._answers(ctx, op, request, given, lookups):
                     # The message answers nothing the request asked ("upgrade everyone and add two bags" after
-                    # "the passengers' names?"): it is read again as the new request it is, without the old one.
+                    # "the passengers' names?"; "use the original payment method" after "how many bags?", asked
+                    # fifteen times): it is read again as the new request it is, without the old one.
                     ctx.trace.step("request_dropped", operation=request.operation)
                     request, carried = None, False
                     continue
@@ -108,6 +109,17 @@ class TypedReader:
             **({"acting": True} if acting else {}))
         step["calls"] = [c.model_dump(by_alias=True) for c in out.calls]
         return list(out.calls)
+
+    def _answers(self, ctx: TurnContext, op: Operation, request: Request, given: dict[str, Any],
+                 lookups: list[Step]) -> bool:
+        """Whether the values ``given`` for the carried ``request`` fill something it missed, once grounded."""
+        if op.name != request.operation:
+            return True
+        new = merged(request, op, given)
+        known = looked_up(ctx, lookups) | set(answered(op, new, asked_for(op, request)))
+        seen = seen_data(ctx, lookups)
+        before = ground_args(request.args, ctx.user_texts, known, op.args_model, ctx.now, seen)[0]
+        return ground_args(new.args, ctx.user_texts, known, op.args_model, ctx.now, seen)[0] != before
 
     def _needed(self, op: Operation, request: Request, lookups: list[Step]) -> list[tuple[str, dict[str, Any]]]:
         """The look-ups ``op`` needs (``Operation.needs``) that take arguments the request holds (the reservation's
