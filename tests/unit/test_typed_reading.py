@@ -378,3 +378,18 @@ def test_a_choice_the_pack_gives_words_for_is_grounded_by_them_even_when_asked(a
     result = ferry.handle("ana_1", answer, history=[asked.to_record("Refund BK7")], turn_key="f:18")
     assert result.committed is grounded and llm.pending() == {}
     assert (api.state["bookings"] == []) is not grounded
+
+
+def test_the_same_question_a_third_time_hands_the_conversation_to_a_person():
+    ferry, api, llm = agent()
+    history = []
+    for n, text in enumerate(["Book FR14 for Mira Lee", "whenever", "whenever suits you"]):
+        if n == 0:
+            to_system(llm)
+        llm.enqueue("executor", booking([{"sailing": "FR14", "day": None}], MIRA))
+        if n:  # the answer fills nothing: read again as a new request, the same question
+            llm.enqueue("executor", booking([{"sailing": "FR14", "day": None}], MIRA))
+        result = ferry.handle("ana_1", text, history=history, turn_key=f"f:2{n}")
+        history.append(result.to_record(text))
+    assert [t.outcome for t in history[:2]] == ["refused_missing_args"] * 2
+    assert history[2].route == "handoff" and api.state["bookings"] == [] and llm.pending() == {}

@@ -23,12 +23,13 @@ from chops.pipeline.grounding import ground_args
 from chops.pipeline.lookups import (conversation_lookups, lookup_record, looked_up, observations_section,
                                     seen_data)
 from chops.pipeline.prompting import fragment, messages
-from chops.pipeline.read.request import ROLE, Request, merged, restore
+from chops.pipeline.read.request import ROLE, Request, asked_again, merged, restore
 from chops.pipeline.read.schema import id_options, reading_schema
 from chops.pipeline.targets import others_named, refusal
 from chops.pipeline.walk import typed_ids
 
 PROMPT = "pipeline_read"
+ASKED_AT_MOST = 2  # turns in a row that may ask for the same missing values before a person takes over
 
 
 class TypedReader:
@@ -166,6 +167,11 @@ class TypedReader:
         gaps = missing(op.args_model, args)
         others = [] if gaps else others_named(self.api, ctx, args, [s.result.data for s in lookups
                                                                     if s.result is not None])
+        if gaps and asked_again(ctx.history, op, [p for p, _ in gaps]) >= ASKED_AT_MOST:
+            # The same question a third time: the answers do not fill it ("use the original payment method" to "how
+            # many bags?", until the turns ran out: airline train task 1); a person takes over.
+            ctx.trace.step("asked_again", operation=op.name, missing=[".".join(map(str, p)) for p, _ in gaps])
+            return Candidate(iteration=ctx.trace.iteration, route="handoff", typed=True)
         if gaps:
             step.result = asking(op, gaps)
         elif others:

@@ -78,3 +78,18 @@ def _partial(records: list[Any]) -> bool:
 def _positions(old: list[Any], new: list[Any]) -> list[Any]:
     merged = [_deep(o, n) if isinstance(o, Mapping) and isinstance(n, Mapping) else n for o, n in zip(old, new)]
     return merged + old[len(new):] + new[len(old):]
+
+
+def asked_again(history: Sequence[TurnRecord], operation: Operation, gaps: Sequence[Any]) -> int:
+    """How many of the last turns in a row asked for exactly ``gaps`` (paths) of ``operation``'s request: the
+    customer's answers did not fill them."""
+    from chops.domain.values import missing
+
+    count = 0
+    for turn in reversed(history):
+        earlier = restore([turn])
+        if earlier is None or earlier.operation != operation.name \
+                or [p for p, _ in missing(operation.args_model, earlier.args)] != list(gaps):
+            break
+        count += 1
+    return count
