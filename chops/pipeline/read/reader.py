@@ -53,7 +53,7 @@ class TypedReader:
         lookups = conversation_lookups(ctx)
         request = restored = restore(ctx.history)
         carried = request is not None  # the request the last turn asked about, until a reading shows it is not
-        acting = False  # a reading asked for nothing new: the next may only act or answer
+        acting = False  # a reading asked for nothing new: the next may only answer
         only: Operation | None = None  # the write whose record was just read: the next reading completes it
         for n in range(1, self.steps + 1):
             calls = self._read(ctx, request, lookups, n, acting, only)
@@ -83,7 +83,9 @@ class TypedReader:
                 return self._propose(ctx, op, request, lookups, answered(op, request, asked_for(op, restored)))
             if reads and n < self.steps:
                 # The same look-ups again: what they show is in the prompt already (the 1.5B read one reservation
-                # until the steps ran out, never answering), so the next reading may only act or answer.
+                # until the steps ran out, never answering), so the next reading may only answer: offered a write
+                # too, it read "how many suitcases may I take?" as adding bags (airline train task 3). A write asked
+                # for is proposed before its record is read (the reader reads it: ``_needed``).
                 acting = not self._look_up(ctx, [(c.operation, c.args.model_dump(by_alias=True)) for c in reads],
                                            lookups)
                 continue
@@ -96,14 +98,14 @@ class TypedReader:
     def _read(self, ctx: TurnContext, request: Request | None, lookups: list[Step], n: int,
               acting: bool = False, only: Operation | None = None) -> list[Any]:
         """One reading: the calls the model gives for the message, the request so far and the look-ups (``acting``:
-        writes and the answer only; ``only``: that write alone)."""
+        the answer only; ``only``: that write alone)."""
         so_far = fragment("request_so_far", request=request.describe()) if request is not None else ""
         today = fragment("today", today=ctx.now.strftime("%Y-%m-%d %H:%M, %A")) + "\n" if ctx.now else ""
         msgs = messages(PROMPT, static={"operations": self.operations_text}, history=ctx.history_section(),
                         profile=ctx.profile_text(), today=today, request_so_far=so_far, request=ctx.text,
                         observations=observations_section(lookups), feedback=ctx.feedback_section(last=True),
                         language=ctx.language_section())
-        offered = (only,) if only is not None else tuple(op for op in self.choices if op.writes or not acting)
+        offered = (only,) if only is not None else () if acting else self.choices
         options = id_options(offered, seen_data(ctx, lookups), typed_ids(ctx.user_texts))
         out, step = ctx.trace.call("executor", lambda lg: self.llm.structured(
             "executor", msgs, reading_schema(offered, options), ledger=lg), route="system", step=n, reading=True,
