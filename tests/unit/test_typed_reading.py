@@ -100,6 +100,8 @@ def cancel(state: dict, user: str, args: CancelArgs) -> tuple[str, Any]:
 
 
 def get_booking(state: dict, user: str, args: BookingArgs) -> tuple[str, Any]:
+    if args.booking != "BK7":
+        raise NotInSystem(f"There is no booking {args.booking} on your account.")
     return "The booking.", {"booking": args.booking, "traveller": {"first_name": "Kim", "last_name": "Osei",
                                                                    "dob": "1990-02-03"}}
 
@@ -394,3 +396,15 @@ def test_the_same_question_a_third_time_hands_the_conversation_to_a_person():
         history.append(result.to_record(text))
     assert [t.outcome for t in history[:2]] == ["refused_missing_args"] * 2
     assert history[2].route == "handoff" and api.state["bookings"] == [] and llm.pending() == {}
+
+
+
+@pytest.mark.parametrize("said", ["On BK9, change Kim Osei to Kim Mensah, born 1990-02-03",
+                                  "把BK9上的Kim Osei改成Kim Mensah，1990-02-03出生"])
+def test_a_write_about_a_record_the_customer_does_not_have_is_refused_not_asked_about(said):
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", reading("change_traveller", booking="BK9", traveller=None)).enqueue("verifier", verdict(8))
+    result = ferry.handle("ana_1", said, turn_key="f:30")
+    assert result.outcome == "not_in_system" and api.state["bookings"] == [] and llm.pending() == {}
+    assert [role for role, _, _ in llm.calls].count("executor") == 1

@@ -78,6 +78,11 @@ class TypedReader:
                     # reservation's, which the next reading copies (airline train task 40). That reading completes
                     # the same write: shown the reservation, the 1.5B turned a cancel into a change of its flights.
                     self._look_up(ctx, needed, lookups)
+                    missing_record = self._not_found(needed, lookups)
+                    if missing_record is not None:
+                        # No such record of the customer's: that is the answer, not a question for more values (a
+                        # flight number taken for a reservation's was asked about until the turns ran out: task 5).
+                        return self._refused(ctx, op, request, missing_record, lookups)
                     only = op
                     continue
                 return self._propose(ctx, op, request, lookups, answered(op, request, asked_for(op, restored)))
@@ -137,6 +142,24 @@ class TypedReader:
             if not any(s.operation == name and s.args == args for s in lookups):
                 calls.append((name, args))
         return calls
+
+    def _not_found(self, reads: list[tuple[str, dict[str, Any]]], lookups: list[Step]) -> OperationResult | None:
+        """The refusal of the first of ``reads`` (as run in ``lookups``) that found nothing, or None."""
+        for name, args in reads:
+            step = next((s for s in reversed(lookups) if s.operation == name and s.proposed_args == args), None)
+            if step is not None and step.result is not None and not step.result.outcome.succeeded:
+                return step.result
+        return None
+
+    def _refused(self, ctx: TurnContext, op: Operation, request: Request, result: OperationResult,
+                 lookups: list[Step]) -> Candidate:
+        """The write of ``request`` refused with the look-up's ``result`` (its record is not the customer's)."""
+        step = Step(operation=op.name, proposed_args=request.args, args=request.args, writes=True,
+                    description=op.description, result=result.model_copy(update={"operation": op.name}))
+        record = step.record(ctx.nickname, [])
+        ctx.trace.step("plan", **record, steps=[record], record_not_found=True)
+        return Candidate(iteration=ctx.trace.iteration, route="system", steps=[step], lookups=list(lookups),
+                         typed=True)
 
     def _look_up(self, ctx: TurnContext, reads: list[tuple[str, dict[str, Any]]], lookups: list[Step]) -> bool:
         """Run the reads not run yet with the same values (grounded like any call); False when none was new."""
