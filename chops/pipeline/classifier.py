@@ -188,7 +188,7 @@ class Classifier:
         """The route of an answer to the typed reading's question for a missing value: the operations route, whose
         reading takes the answer or reads it as a new request, unless the router is sure the customer drops the
         request or asks for a person. The small-talk gate took "I'm sick", the reason asked for a cancel, for a
-        "never mind", and the request was dropped twice (airline train task 7)."""
+        "never mind", and the request was dropped twice."""
         last = ctx.history[-1] if ctx.history else None
         if not self.typed or last is None or last.route != "system" or not asked_for_value(last) \
                 or ctx.trace.iteration != 1:

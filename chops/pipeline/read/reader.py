@@ -41,12 +41,6 @@ class TypedReader:
         self.choices = tuple(operations.values())
         self.operations_text = "\n".join(operation_lines(operations))
 
-    def static_head(self) -> str:
-        """The reading prompt's static part (what a warm start caches)."""
-        from chops.pipeline.prompting import system_part
-
-        return system_part(PROMPT, {"operations": self.operations_text})
-
     def propose(self, ctx: TurnContext) -> Candidate:
         """Look-ups while a reading asks for them, then the request's write, a question for what it misses, or an
         answer."""
@@ -75,13 +69,13 @@ class TypedReader:
                 needed = self._needed(op, request, lookups)
                 if needed and n < self.steps:
                     # The record a write is about is read before it: "her date of birth stays the same" is the
-                    # reservation's, which the next reading copies (airline train task 40). That reading completes
-                    # the same write: shown the reservation, the 1.5B turned a cancel into a change of its flights.
+                    # reservation's, which the next reading copies. That reading completes the same write: shown the
+                    # reservation, the 1.5B turned a cancel into a change of its flights.
                     self._look_up(ctx, needed, lookups)
                     missing_record = self._not_found(needed, lookups)
                     if missing_record is not None:
                         # No such record of the customer's: that is the answer, not a question for more values (a
-                        # flight number taken for a reservation's was asked about until the turns ran out: task 5).
+                        # flight number taken for a reservation's was asked about until the turns ran out).
                         return self._refused(ctx, op, request, missing_record, lookups)
                     only = op
                     continue
@@ -89,8 +83,8 @@ class TypedReader:
             if reads and n < self.steps:
                 # The same look-ups again: what they show is in the prompt already (the 1.5B read one reservation
                 # until the steps ran out, never answering), so the next reading may only answer: offered a write
-                # too, it read "how many suitcases may I take?" as adding bags (airline train task 3). A write asked
-                # for is proposed before its record is read (the reader reads it: ``_needed``).
+                # too, it read "how many suitcases may I take?" as adding bags. A write asked for is proposed
+                # before its record is read (the reader reads it: ``_needed``).
                 acting = not self._look_up(ctx, [(c.operation, c.args.model_dump(by_alias=True)) for c in reads],
                                            lookups)
                 continue
@@ -194,7 +188,7 @@ class TypedReader:
                                                                     if s.result is not None])
         if gaps and asked_again(ctx.history, op, [p for p, _ in gaps]) >= ASKED_AT_MOST:
             # The same question a third time: the answers do not fill it ("use the original payment method" to "how
-            # many bags?", until the turns ran out: airline train task 1); a person takes over.
+            # many bags?", until the turns ran out); a person takes over.
             ctx.trace.step("asked_again", operation=op.name, missing=[".".join(map(str, p)) for p, _ in gaps])
             return Candidate(iteration=ctx.trace.iteration, route="handoff", typed=True)
         if gaps:
@@ -229,7 +223,7 @@ def answered(op: Operation, request: Request, asked: set[tuple[Any, ...]]) -> li
     ``choices``): the customer's answer to "the reason for cancelling?" ("I'm sick", 我生病了) is the model's reading of
     it, one of the set; it is not asked again. Not where the pack gives the words that name each value: a reason that
     makes a refund due is the customer's words' ("my best friend's birthday" was read as health, and the insurance
-    refunded it: airline train task 47)."""
+    refunded it)."""
     return [str(value) for path, slot, value in values(op.args_model, request.args)
             if (slot.kind == "choice" or KINDS[slot.kind].choices) and not slot.options.get("words")
             and value is not None and tuple(path) in asked]

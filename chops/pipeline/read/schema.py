@@ -87,7 +87,8 @@ def reading_schema(operations: tuple[Operation, ...], options: tuple[Options, ..
     ``options``: per operation, the values its id slots may take (``id_options``)."""
     options = options or tuple(() for _ in operations)
     branches = [_call(op, o) for op, o in zip(operations, options)] + [AnswerDirectly]
+    # The answer alone is no union (a discriminator needs two branches).
     one = Annotated[Union[tuple(branches)], Field(discriminator="operation")] if len(branches) > 1 \
-        else AnswerDirectly  # noqa: UP007
+        else AnswerDirectly
     calls = Annotated[list[one], Field(min_length=1, max_length=MAX_READ_CALLS)]  # type: ignore[valid-type]
     return create_model("Reading", calls=(calls, ...))
