@@ -136,8 +136,8 @@ class CancelArgs(Args):
 
     reservation_id: Code = _reservation("to cancel")
     # The traveller's reason, not the model's guess: what the insurance covers depends on it. A reason is the
-    # traveller's words' (these name each), never the model's reading of other words: "my best friend's birthday"
-    # was read as health, and the insurance refunded it.
+    # traveller's words' (these name each), never the model's reading of other words: a family celebration was read
+    # as health, and the insurance refunded it.
     reason: Reason = Field(title=N_("the reason for cancelling: a change of plans, a flight the airline cancelled, "
                                     "health, weather, or another reason"),
                            description="why the traveller cancels: 'change_of_plan', 'airline_cancelled' (the airline "

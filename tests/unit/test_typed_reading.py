@@ -367,8 +367,8 @@ def test_a_typed_write_that_changes_nothing_is_read_again():
     assert result.committed and api.state["bookings"] == [{"changed": "BK7", "traveller": new}]
 
 
-@pytest.mark.parametrize("answer, grounded", [("I've got the flu", True), ("it's my best friend's birthday", False),
-                                              ("我生病了", True), ("我朋友过生日", False)])
+@pytest.mark.parametrize("answer, grounded", [("I've got the flu", True), ("my cousin is getting married that week", False),
+                                              ("我生病了", True), ("那周我表哥结婚", False)])
 def test_a_choice_the_pack_gives_words_for_is_grounded_by_them_even_when_asked(answer, grounded):
     ferry, api, llm = agent()
     to_system(llm)

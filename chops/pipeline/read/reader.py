@@ -60,7 +60,7 @@ class TypedReader:
                 given = write.args.model_dump(by_alias=True)
                 if carried and n < self.steps and not self._answers(ctx, op, request, given, lookups):
                     # The message answers nothing the request asked ("upgrade everyone and add two bags" after
-                    # "the passengers' names?"; "use the original payment method" after "how many bags?", asked
+                    # "the passengers' names?"; "pay the way I paid before" after "how many bags?", asked
                     # fifteen times): it is read again as the new request it is, without the old one.
                     ctx.trace.step("request_dropped", operation=request.operation)
                     request, carried = None, False
@@ -83,7 +83,7 @@ class TypedReader:
             if reads and n < self.steps:
                 # The same look-ups again: what they show is in the prompt already (the 1.5B read one reservation
                 # until the steps ran out, never answering), so the next reading may only answer: offered a write
-                # too, it read "how many suitcases may I take?" as adding bags. A write asked for is proposed
+                # too, it read a question about the bag allowance as adding bags. A write asked for is proposed
                 # before its record is read (the reader reads it: ``_needed``).
                 acting = not self._look_up(ctx, [(c.operation, c.args.model_dump(by_alias=True)) for c in reads],
                                            lookups)
@@ -187,7 +187,7 @@ class TypedReader:
         others = [] if gaps else others_named(self.api, ctx, args, [s.result.data for s in lookups
                                                                     if s.result is not None])
         if gaps and asked_again(ctx.history, op, [p for p, _ in gaps]) >= ASKED_AT_MOST:
-            # The same question a third time: the answers do not fill it ("use the original payment method" to "how
+            # The same question a third time: the answers do not fill it ("pay the way I paid before" to "how
             # many bags?", until the turns ran out); a person takes over.
             ctx.trace.step("asked_again", operation=op.name, missing=[".".join(map(str, p)) for p, _ in gaps])
             return Candidate(iteration=ctx.trace.iteration, route="handoff", typed=True)
@@ -222,7 +222,7 @@ def answered(op: Operation, request: Request, asked: set[tuple[Any, ...]]) -> li
     """The values the request now holds at the ``asked`` paths of slots of a closed set (a choice, a pack's kind with
     ``choices``): the customer's answer to "the reason for cancelling?" ("I'm sick", 我生病了) is the model's reading of
     it, one of the set; it is not asked again. Not where the pack gives the words that name each value: a reason that
-    makes a refund due is the customer's words' ("my best friend's birthday" was read as health, and the insurance
+    makes a refund due is the customer's words' (a family celebration was read as health, and the insurance
     refunded it)."""
     return [str(value) for path, slot, value in values(op.args_model, request.args)
             if (slot.kind == "choice" or KINDS[slot.kind].choices) and not slot.options.get("words")
