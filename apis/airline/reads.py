@@ -12,6 +12,7 @@ import datetime as dt
 from typing import Any
 
 from apis.airline import args as a
+from apis.airline import checks as c
 from apis.airline.checks import refuse
 from apis.airline.uow import AirlineUnitOfWork
 from apis.airline.views import airport_view, flight_view, reservation_view, user_view
@@ -48,6 +49,9 @@ def get_reservation_details(uow: AirlineUnitOfWork, actor: Row, args: a.Reservat
     """One of the traveller's reservations, each flight with its status."""
     found = own_reservation(uow, actor, args.reservation_id)
     view = reservation_view(found, uow.flights.statuses(found["flights"]))
+    # The free checked bags, computed (membership x cabin x passengers): asked how many bags the reservation allows,
+    # the 1.5B guessed a number from the counts it saw.
+    view["free_baggage_allowance"] = c.free_bags(actor["membership"], found["cabin"], len(found["passengers"]))
     state = " (cancelled)" if found["status"] else ""
     return (f"Reservation {found['reservation_id']}{state}: {found['origin']} to {found['destination']}, "
             f"{found['flight_type'].replace('_', ' ')}, {found['cabin'].replace('_', ' ')}, "

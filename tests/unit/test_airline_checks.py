@@ -252,3 +252,11 @@ def test_a_dry_run_checks_and_describes_but_writes_nothing(api):
     trial = api.call("book_reservation", AVA, trip(), dry_run=True)
     assert trial.outcome == "ok" and not trial.committed and trial.diff
     assert api.profile(AVA).model_dump() == before
+
+
+def test_a_reservations_look_up_says_its_free_bag_allowance(tmp_path):
+    _, api = demo_airline(f"sqlite:///{tmp_path / 'air.db'}")
+    found = api.call("get_reservation_details", BO, {"reservation_id": "DMRCNT"}).data
+    # A regular member: per passenger 0 / 1 / 2 free bags in basic economy / economy / business.
+    per_passenger = {"basic_economy": 0, "economy": 1, "business": 2}[found["cabin"]]
+    assert found["free_baggage_allowance"] == per_passenger * len(found["passengers"])
