@@ -408,3 +408,18 @@ def test_a_write_about_a_record_the_customer_does_not_have_is_refused_not_asked_
     result = ferry.handle("ana_1", said, turn_key="f:30")
     assert result.outcome == "not_in_system" and api.state["bookings"] == [] and llm.pending() == {}
     assert [role for role, _, _ in llm.calls].count("executor") == 1
+
+
+@pytest.mark.parametrize("answer", ["I've got the flu", "我生病了"])
+def test_an_answer_read_as_another_write_is_read_again_held_to_the_request_asked_about(answer):
+    ferry, api, llm = agent()
+    to_system(llm)
+    llm.enqueue("executor", reading("refund_booking", booking="BK7", reason=None))
+    asked = ferry.handle("ana_1", "Refund BK7", turn_key="f:40")
+    # The model drifts to another write; read again, held to the refund, it gives the reason.
+    llm.enqueue("executor", booking([{"sailing": "FR12", "day": None}], None))
+    llm.enqueue("executor", reading("refund_booking", booking=None, reason="health")).enqueue("verifier", verdict(9))
+    done = ferry.handle("ana_1", answer, history=[asked.to_record("Refund BK7")], turn_key="f:41")
+    assert done.committed and api.state["bookings"] == [{"cancelled": "BK7", "reason": "health"}]
+    held = [schema for role, _, schema in llm.calls if role == "executor"][-1]
+    assert "book_crossing" not in json.dumps(held.model_json_schema())

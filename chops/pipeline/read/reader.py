@@ -58,6 +58,11 @@ class TypedReader:
             if write is not None:
                 op = self.operations[write.operation]
                 given = write.args.model_dump(by_alias=True)
+                if carried and only is None and op.name != request.operation and n < self.steps:
+                    # An answer to the question completes the request asked about: read once more, held to it
+                    # ("I'm sick", the reason asked for a cancel, was read as a change of the reservation's flights).
+                    only = self.operations[request.operation]
+                    continue
                 if carried and n < self.steps and not self._answers(ctx, op, request, given, lookups):
                     # The message answers nothing the request asked ("upgrade everyone and add two bags" after
                     # "the passengers' names?"; "pay the way I paid before" after "how many bags?", asked
