@@ -26,7 +26,7 @@ Kinds every business has:
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from types import UnionType
@@ -108,12 +108,17 @@ def slots(model: type[BaseModel], prefix: Path = ()) -> Iterator[Slot]:
         if nested is not None:
             yield from slots(nested, (*path, "*") if many else path)
             continue
-        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-        options = {k: v for k, v in extra.items() if k != KIND}
-        name_of_kind = str(extra.get(KIND) or _kind_of_type(info.annotation))
-        if KIND not in extra and name_of_kind == "choice":
+        declared, options = _declared(info)
+        name_of_kind = declared or _kind_of_type(info.annotation)
+        if declared is None and name_of_kind == "choice":
             options["said"] = True  # undeclared, a choice is held to the customer's words as any text
         yield Slot(path, info, name_of_kind, options, many=unwrap(info.annotation)[1])
+
+
+def _declared(info: FieldInfo) -> tuple[str | None, dict[str, Any]]:
+    """``(the kind a field declares or None, its options)`` from its ``json_schema_extra``."""
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    return (str(extra[KIND]) if extra.get(KIND) else None), {k: v for k, v in extra.items() if k != KIND}
 
 
 def values(model: type[BaseModel], args: Mapping[str, Any]) -> Iterator[tuple[Path, Slot, Any]]:
@@ -180,29 +185,9 @@ def _put(data: Any, path: Path, value: Any) -> None:
         data[path[-1]] = value
 
 
-def describe(model: type[BaseModel]) -> str:
-    """The arguments of ``model`` for a prompt, nested records inline: ``reservation_id: id, flights:
-    list[{flight_number: id, date: date (YYYY-MM-DD)}]``."""
-    parts = []
-    for name, info in model.model_fields.items():
-        nested, many = record_model(info.annotation)
-        if nested is not None:
-            inner = "{" + describe(nested) + "}"
-            parts.append(f"{field_name(name, info)}: {f'list[{inner}]' if many else inner}")
-            continue
-        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-        value_kind = KINDS.get(str(extra.get(KIND) or _kind_of_type(info.annotation)), KINDS["text"])
-        text = value_kind.describe
-        if value_kind.name == "choice":
-            text = " | ".join(repr(c) for c in choices_of(info.annotation)) or text
-        parts.append(f"{field_name(name, info)}: {f'list[{text}]' if unwrap(info.annotation)[1] else text}")
-    return ", ".join(parts)
-
-
 def kind_choices(info: FieldInfo) -> tuple[str, ...]:
     """The closed set of values the kind a field declares allows (``ValueKind.choices``), or ()."""
-    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-    declared = KINDS.get(str(extra.get(KIND, "")))
+    declared = KINDS.get(_declared(info)[0] or "")
     return declared.choices if declared is not None else ()
 
 
@@ -243,13 +228,6 @@ for _kind in (ValueKind("text", "text", ground_text), ValueKind("id", "id", grou
               ValueKind("date", "date (YYYY-MM-DD)", ground_date), ValueKind("choice", "one of a set", ground_choice),
               ValueKind("computed", "computed", lambda v, e, o: v, grounded=False)):
     register(_kind)
-
-
-def leaf_texts(model: type[BaseModel], args: Mapping[str, Any], kinds: Iterable[str] = ("text",)) -> list[str]:
-    """The string values of ``args`` whose slots are of one of ``kinds``, at any depth (the names a write gives: the
-    other-person check reads them)."""
-    wanted = set(kinds)
-    return [v for _, slot, v in values(model, args) if slot.kind in wanted and isinstance(v, str) and v.strip()]
 
 
 def record_texts(data: Any) -> list[str]:

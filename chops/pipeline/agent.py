@@ -84,7 +84,7 @@ class Agent:
         arch = settings.architecture
         self.classifier = Classifier(llm, self.retriever, ops_text, levels=2 if arch == "cev_2level" else 1,
                                      router=router, keep_route=settings.router_keeps_route, operations=self.operations,
-                                 typed=reading == "typed")
+                                     typed=reading == "typed")
         self.executor = Executor(llm, api, self.retriever, self.operations, ops_text, steps=settings.executor_steps,
                                  tools=tools, layout=settings.tool_layout, id_choices=settings.id_choices,
                                  guide_profile=settings.guide_profile, reading=reading)

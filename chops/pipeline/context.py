@@ -240,6 +240,10 @@ class TurnContext:
         """The profile rendered for prompts."""
         return self.profile.describe()
 
+    def today_line(self) -> str:
+        """What now is, for a prompt that reads the dates customers say ("" without the pack's clock)."""
+        return fragment("today", today=self.now.strftime("%Y-%m-%d %H:%M, %A")) if self.now is not None else ""
+
     def done(self) -> list[str]:
         """What this conversation's commits did, newest ``DONE_LINES`` (``chops.pipeline.tally.done_lines``)."""
         return [clip(line, DONE_CLIP) for line in done_lines(self.history, self.currency)[-DONE_LINES:]]

@@ -29,6 +29,7 @@ from typing import Any
 from chops.domain.operations import Operation, operation_lines
 from chops.domain.outcomes import Outcome
 from chops.domain.system import SystemApi
+from chops.domain.values import slots
 from chops.llm import LLM
 from chops.llm.streaming import JsonStringField
 from chops.pipeline.asking import only_asks
@@ -39,7 +40,6 @@ from chops.pipeline.demonstrations import demonstrations_section
 from chops.pipeline.everything import everything
 from chops.pipeline.fanout import covered, fan_out
 from chops.pipeline.fields import asks_sum, sums_asked
-from chops.domain.values import slots
 from chops.pipeline.grounding import ground_args
 from chops.pipeline.read.reader import TypedReader
 from chops.pipeline.kinds import another_kind, no_swap_asked
@@ -92,7 +92,7 @@ class Executor:
         """The profile for the operations prompt, with what today is where the operations take dates."""
         if not self.dated or ctx.now is None:
             return ctx.profile_text()
-        return f"{ctx.profile_text()}\n{fragment('today', today=ctx.now.strftime('%Y-%m-%d %H:%M, %A'))}"
+        return f"{ctx.profile_text()}\n{ctx.today_line()}"
 
     @property
     def static_operations(self) -> str:

@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from chops.domain.dates import dates_written
-from chops.domain.values import Evidence, KINDS, ValueKind, describe, ground, kind, leaf_texts, register, slots
+from chops.domain.values import Evidence, KINDS, ValueKind, ground, kind, register, slots
 from chops.domain.words import numbers_written, spelled_in
 
 NOW = dt.datetime(2024, 5, 15, 15, 0)  # a Wednesday
@@ -41,12 +41,6 @@ def test_slots_walk_nested_records_and_lists_of_them():
                      "travellers[].born": "date", "seats": "number", "total": "money", "fare": "choice",
                      "note": "computed"}
     assert next(s for s in slots(Trip) if s.name == "legs[].code").options == {"from": ["legs"]}
-
-
-def test_describe_shows_nested_records_inline():
-    text = describe(Trip)
-    assert "legs: list[{code: id, day: date (YYYY-MM-DD)}]" in text
-    assert "fare: 'plain' | 'flex'" in text
 
 
 @pytest.mark.parametrize("said, days", [
@@ -126,10 +120,6 @@ def test_a_pack_registers_a_kind_of_its_own():
         assert ground(SeatArgs, {"seat": "15A"}, Evidence(texts=("window seat 14C please",)))[1] == ["seat"]
     finally:
         KINDS.pop("seat")
-
-
-def test_leaf_texts_reach_nested_names():
-    assert leaf_texts(Trip, _trip()) == ["Mira"]
 
 
 def test_a_choice_the_customer_must_name_is_grounded_only_when_named():

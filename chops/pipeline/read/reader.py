@@ -104,7 +104,7 @@ class TypedReader:
         """One reading: the calls the model gives for the message, the request so far and the look-ups (``acting``:
         the answer only; ``only``: that write alone)."""
         so_far = fragment("request_so_far", request=request.describe()) if request is not None else ""
-        today = fragment("today", today=ctx.now.strftime("%Y-%m-%d %H:%M, %A")) + "\n" if ctx.now else ""
+        today = ctx.today_line() + "\n" if ctx.now else ""
         msgs = messages(PROMPT, static={"operations": self.operations_text}, history=ctx.history_section(),
                         profile=ctx.profile_text(), today=today, request_so_far=so_far, request=ctx.text,
                         observations=observations_section(lookups), feedback=ctx.feedback_section(last=True),
@@ -155,10 +155,7 @@ class TypedReader:
         """The write of ``request`` refused with the look-up's ``result`` (its record is not the customer's)."""
         step = Step(operation=op.name, proposed_args=request.args, args=request.args, writes=True,
                     description=op.description, result=result.model_copy(update={"operation": op.name}))
-        record = step.record(ctx.nickname, [])
-        ctx.trace.step("plan", **record, steps=[record], record_not_found=True)
-        return Candidate(iteration=ctx.trace.iteration, route="system", steps=[step], lookups=list(lookups),
-                         typed=True)
+        return _written(ctx, step, None, lookups, [], record_not_found=True)
 
     def _look_up(self, ctx: TurnContext, reads: list[tuple[str, dict[str, Any]]], lookups: list[Step]) -> bool:
         """Run the reads not run yet with the same values (grounded like any call); False when none was new."""
@@ -203,10 +200,16 @@ class TypedReader:
         else:
             plan = self.api.call_plan(ctx.nickname, [(op.name, args)], dry_run=True)
             step.result = plan.steps[0]
-        record = step.record(ctx.nickname, others)
-        ctx.trace.step("plan", **record, steps=[record])
-        return Candidate(iteration=ctx.trace.iteration, route="system", steps=[step], plan=plan,
-                         lookups=list(lookups), typed=True)
+        return _written(ctx, step, plan, lookups, others)
+
+
+def _written(ctx: TurnContext, step: Step, plan: Any, lookups: list[Step], others: list[str],
+             **noted: Any) -> Candidate:
+    """The candidate of the request's write ``step`` (its result set), recorded in the trace."""
+    record = step.record(ctx.nickname, others)
+    ctx.trace.step("plan", **record, steps=[record], **noted)
+    return Candidate(iteration=ctx.trace.iteration, route="system", steps=[step], plan=plan, lookups=list(lookups),
+                     typed=True)
 
 
 def asking(op: Operation, gaps: list[tuple[tuple[Any, ...], Any]]) -> OperationResult:
@@ -230,5 +233,5 @@ def answered(op: Operation, request: Request, asked: set[tuple[Any, ...]]) -> li
     makes a refund due is the customer's words' (a family celebration was read as health, and the insurance
     refunded it)."""
     return [str(value) for path, slot, value in values(op.args_model, request.args)
-            if (slot.kind == "choice" or KINDS[slot.kind].choices) and not slot.options.get("words")
+            if (slot.kind == "choice" or KINDS.get(slot.kind, KINDS["text"]).choices) and not slot.options.get("words")
             and value is not None and tuple(path) in asked]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chops.domain.operations import Operation
+from chops.domain.values import missing
 from chops.pipeline.context import asked_for_value
 from chops.records import TurnRecord
 
@@ -46,13 +47,14 @@ def restore(history: Sequence[TurnRecord]) -> Request | None:
 def merged(request: Request | None, operation: Operation, given: Mapping[str, Any]) -> Request:
     """The request after a reading gave ``given`` for ``operation``: a value given replaces the old one (a
     correction), a null keeps it; a list of records with nulls completes the old one position by position, a whole
-    list replaces it. Another operation starts a new request
-    that keeps the values of the arguments both take ("cancel it instead": the same reservation)."""
+    list replaces it. Another operation starts a new request that keeps the values of the arguments both take ("cancel
+    it instead": the same reservation)."""
     names = set(operation.arg_names())
-    if request is None or request.operation != operation.name:
+    if request is not None and request.operation == operation.name:
+        old = request.args
+    else:
         old = {k: v for k, v in (request.args if request else {}).items() if k in names and v is not None}
-        return Request(operation.name, _deep(old, {k: v for k, v in given.items() if k in names}))
-    return Request(operation.name, _deep(request.args, {k: v for k, v in given.items() if k in names}))
+    return Request(operation.name, _deep(old, {k: v for k, v in given.items() if k in names}))
 
 
 def _deep(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,8 +85,6 @@ def _positions(old: list[Any], new: list[Any]) -> list[Any]:
 def asked_again(history: Sequence[TurnRecord], operation: Operation, gaps: Sequence[Any]) -> int:
     """How many of the last turns in a row asked for exactly ``gaps`` (paths) of ``operation``'s request: the
     customer's answers did not fill them."""
-    from chops.domain.values import missing
-
     count = 0
     for turn in reversed(history):
         earlier = restore([turn])
